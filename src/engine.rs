@@ -1,0 +1,570 @@
+//! The discrete-event engine: one replication of one policy on one job stream.
+//!
+//! ```text
+//! loop:
+//!   now ← the earlier of the next queued event and the next submission
+//!   handle every event at `now` (ends, maintenance ends, policy timers; see queue.rs)
+//!   handle every submission at `now` (background → campus queue; group → policy)
+//!   run the campus scheduler once; start what it allows
+//!   record levels (queue, busy GPUs) for the daily series
+//! ```
+//! State lives in one [`World`] value and every change goes through a method on it; the
+//! policy's decisions are in `policy.rs`. Invariants (a job ends exactly once, busy GPUs
+//! never exceed capacity) are `debug_assert!`s here and property-tested in `tests/`.
+
+pub mod queue;
+
+use std::collections::HashMap;
+
+use crate::cloud::{CloudRun, OfferState, plan_run};
+use crate::cluster::{Cluster, QueuedJob, Reservation};
+use crate::metrics::{Daily, DailyLevel, Metric, RunMetrics, wait_stats};
+use crate::rng::{Purpose, stream};
+use crate::scenario::raw::BillingMode;
+use crate::scenario::{Policy, Scenario};
+use crate::units::{DAY, HOUR, SimTime, secs_to_hours};
+use crate::workload::{Job, JobStream, NO_DEADLINE};
+use queue::{Event, EventQueue};
+
+pub(crate) mod budget;
+use budget::BudgetState;
+
+/// Where a job (or a segment of it) runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// Not placed yet.
+    Nowhere,
+    /// The campus cluster.
+    Campus,
+    /// A cloud offer (index into the scenario's offers).
+    Offer(u16),
+}
+
+/// Hooks for tests and tools that want to watch a run; every method defaults to nothing,
+/// so the unit type `()` is the no-op observer.
+pub trait Observer {
+    /// A job (segment) started at `t` on `place` with `gpus`.
+    fn started(&mut self, _t: SimTime, _job: u32, _place: Place, _gpus: u32) {}
+    /// A job (segment) ended; `completed` is false for a walltime kill that resubmits.
+    fn ended(&mut self, _t: SimTime, _job: u32, _place: Place, _gpus: u32, _completed: bool) {}
+    /// A waiting job left the campus queue for the cloud.
+    fn withdrawn(&mut self, _t: SimTime, _job: u32) {}
+    /// The EASY scheduler holds this reservation after its pass at `t`.
+    fn reservation(&mut self, _t: SimTime, _r: Reservation) {}
+}
+
+impl Observer for () {}
+
+/// What happened to one job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobRecord {
+    /// Submission time.
+    pub submit: SimTime,
+    /// Start of compute (on campus, or after cloud start-up and upload); `SimTime::MAX` if never.
+    pub start: SimTime,
+    /// End of the job; `SimTime::MAX` if never.
+    pub end: SimTime,
+    /// Where it finally ran.
+    pub place: Place,
+}
+
+/// The result of one simulation.
+#[derive(Clone, Debug)]
+pub struct SimOutput {
+    /// Measurements.
+    pub metrics: RunMetrics,
+    /// One record per job of the stream, in stream order.
+    pub records: Vec<JobRecord>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    Pending,
+    CampusQueued,
+    CampusRunning,
+    CloudQueued,
+    CloudRunning,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JobState {
+    pub remaining: SimTime,
+    pub first_start: SimTime,
+    pub end: SimTime,
+    pub walltime_end: SimTime,
+    pub segment: SimTime,
+    pub place: Place,
+    pub status: Status,
+}
+
+pub(crate) struct InFlight {
+    offer: usize,
+    launch: SimTime,
+    run: CloudRun,
+    committed: Option<(u32, f64)>,
+}
+
+/// Running sums for the metrics.
+#[derive(Default)]
+pub(crate) struct Tally {
+    pub campus_cost: f64,
+    pub hourly_cost: f64,
+    pub transfer_cost: f64,
+    pub storage_cost: f64,
+    pub waits_h: Vec<f64>,
+    pub turnaround_h: f64,
+    pub completed: u64,
+    pub with_deadline: u64,
+    pub missed: u64,
+    pub cloud_jobs: u64,
+    pub cloud_gpu_secs: f64,
+    pub campus_gpu_secs: f64,
+    pub interruptions: u64,
+    pub resubmits: u64,
+    pub arrivals: u64,
+    pub daily_cost: Vec<f64>,
+    pub backlog_days: f64,
+}
+
+/// The whole state of one replication.
+pub(crate) struct World<'a, O: Observer> {
+    pub scn: &'a Scenario,
+    pub policy: &'a Policy,
+    pub jobs: &'a [Job],
+    pub replication: u64,
+    pub now: SimTime,
+    pub events: EventQueue,
+    pub cluster: Cluster,
+    pub offers: Vec<OfferState>,
+    pub st: Vec<JobState>,
+    pub in_flight: HashMap<u32, InFlight>,
+    pub budget: BudgetState<'a>,
+    pub tally: Tally,
+    pub obs: &'a mut O,
+    pub debug: HashMap<u32, crate::policy::DebugSession>,
+    started: Vec<QueuedJob>,
+    busy: DailyLevel,
+    queued: DailyLevel,
+    cloud_busy: DailyLevel,
+    monthly_busy: DailyLevel,
+    group_waiting: DailyLevel,
+}
+
+/// Simulates `policy` on `stream` (replication `replication` of `scenario`).
+pub fn simulate(scenario: &Scenario, stream: &JobStream, policy: usize, replication: u64) -> SimOutput {
+    simulate_observed(scenario, stream, policy, replication, &mut ())
+}
+
+/// As [`simulate`], reporting every start and end to `observer`.
+pub fn simulate_observed<O: Observer>(
+    scenario: &Scenario,
+    stream: &JobStream,
+    policy: usize,
+    replication: u64,
+    observer: &mut O,
+) -> SimOutput {
+    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, observer);
+    w.run();
+    w.finish()
+}
+
+impl<'a, O: Observer> World<'a, O> {
+    fn new(scn: &'a Scenario, policy: &'a Policy, jobs: &'a [Job], replication: u64, obs: &'a mut O) -> Self {
+        let days = scn.horizon.div_ceil(DAY) as usize;
+        let window = (scn.warmup, scn.horizon);
+        let st = jobs
+            .iter()
+            .map(|j| JobState {
+                remaining: j.runtime,
+                first_start: SimTime::MAX,
+                end: SimTime::MAX,
+                walltime_end: 0,
+                segment: 0,
+                place: Place::Nowhere,
+                status: Status::Pending,
+            })
+            .collect();
+        let mut events = EventQueue::new();
+        for &(_, end) in &scn.campus.maintenance {
+            events.push(end, Event::MaintenanceEnd);
+        }
+        events.push(scn.horizon, Event::Horizon);
+        World {
+            scn,
+            policy,
+            jobs,
+            replication,
+            now: 0,
+            events,
+            cluster: Cluster::new(&scn.campus),
+            offers: scn.offers.iter().map(OfferState::new).collect(),
+            st,
+            in_flight: HashMap::new(),
+            budget: BudgetState::new(policy.budget.as_ref(), scn.start_date),
+            tally: Tally { daily_cost: vec![0.0; days], ..Tally::default() },
+            obs,
+            debug: HashMap::new(),
+            started: Vec::new(),
+            busy: DailyLevel::new(days, window),
+            queued: DailyLevel::new(days, window),
+            cloud_busy: DailyLevel::new(days, window),
+            monthly_busy: DailyLevel::new(days, window),
+            group_waiting: DailyLevel::new(days, window),
+        }
+    }
+
+    fn run(&mut self) {
+        let mut next = 0usize;
+        loop {
+            let t_event = self.events.peek_time();
+            let t_arrival = self.jobs.get(next).map(|j| j.submit);
+            self.now = match (t_event, t_arrival) {
+                (None, None) => break,
+                (Some(a), None) | (None, Some(a)) => a,
+                (Some(a), Some(b)) => a.min(b),
+            };
+            while let Some(e) = self.events.pop_at(self.now) {
+                self.handle(e);
+            }
+            while next < self.jobs.len() && self.jobs[next].submit == self.now {
+                self.arrive(next as u32);
+                next += 1;
+            }
+            self.schedule_campus();
+            self.record_levels();
+        }
+    }
+
+    fn handle(&mut self, e: Event) {
+        match e {
+            Event::CampusEnd(j) => self.campus_end(j),
+            Event::CloudEnd(j) => self.cloud_end(j),
+            Event::Timeout(j) => self.on_timeout(j),
+            Event::DebugDone(j) => self.on_debug_done(j),
+            Event::MaintenanceEnd => self.cluster.invalidate(),
+            Event::Horizon => {
+                let work: f64 = self
+                    .cluster
+                    .queued_jobs()
+                    .map(|q| f64::from(q.gpus) * self.st[q.job as usize].remaining as f64)
+                    .sum();
+                self.tally.backlog_days = work / (f64::from(self.cluster.total()) * DAY as f64);
+            }
+        }
+    }
+
+    fn arrive(&mut self, j: u32) {
+        let job = &self.jobs[j as usize];
+        if !job.group {
+            self.to_campus(j);
+            return;
+        }
+        if job.submit >= self.scn.warmup {
+            self.tally.arrivals += 1;
+        }
+        self.route_arrival(j);
+    }
+
+    /// True when the job could ever run on campus (GPU count, group limit, memory).
+    pub(crate) fn fits_campus(&self, j: u32) -> bool {
+        let job = &self.jobs[j as usize];
+        let c = &self.scn.campus;
+        job.gpus <= c.gpus && job.gpus <= c.group_gpu_limit.unwrap_or(u32::MAX) && job.vram_gb <= c.vram_gb
+    }
+
+    /// The walltime a job asks the campus for, for its remaining work.
+    pub(crate) fn walltime_request(&self, j: u32) -> SimTime {
+        self.jobs[j as usize].walltime_request(self.st[j as usize].remaining, self.scn.campus.max_walltime)
+    }
+
+    /// Puts a job in the campus queue.
+    pub(crate) fn to_campus(&mut self, j: u32) {
+        let job = &self.jobs[j as usize];
+        debug_assert!(job.gpus <= self.cluster.total(), "invariant: routing never sends a job larger than the cluster");
+        let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
+        self.st[j as usize].status = Status::CampusQueued;
+        self.cluster.enqueue(q);
+    }
+
+    /// Predicted campus wait of a group job submitted now.
+    pub(crate) fn predicted_wait(&self, j: u32) -> SimTime {
+        let start = self.cluster.predict_start(self.now, self.jobs[j as usize].gpus, self.walltime_request(j));
+        start - self.now
+    }
+
+    fn schedule_campus(&mut self) {
+        let mut started = std::mem::take(&mut self.started);
+        self.cluster.schedule(self.now, &mut started);
+        for q in started.drain(..) {
+            let s = &mut self.st[q.job as usize];
+            debug_assert_eq!(s.status, Status::CampusQueued, "invariant: only queued jobs start");
+            if s.first_start == SimTime::MAX {
+                s.first_start = self.now;
+            }
+            s.status = Status::CampusRunning;
+            s.place = Place::Campus;
+            s.segment = s.remaining.min(q.walltime);
+            s.walltime_end = self.now + q.walltime;
+            self.events.push(self.now + s.segment, Event::CampusEnd(q.job));
+            self.obs.started(self.now, q.job, Place::Campus, q.gpus);
+        }
+        self.started = started;
+        if let Some(r) = self.cluster.reservation() {
+            self.obs.reservation(self.now, r);
+        }
+    }
+
+    fn campus_end(&mut self, j: u32) {
+        let job = &self.jobs[j as usize];
+        let s = self.st[j as usize];
+        self.cluster.finish(j, s.walltime_end, job.gpus, job.group);
+        let done = s.segment >= s.remaining;
+        self.obs.ended(self.now, j, Place::Campus, job.gpus, done);
+        if job.group {
+            let gpu_secs = f64::from(job.gpus) * s.segment as f64;
+            let cost = gpu_secs / HOUR as f64 * self.scn.campus.price_per_gpu_hour_cny;
+            self.charge_day(cost);
+            if job.submit >= self.scn.warmup {
+                self.tally.campus_gpu_secs += gpu_secs;
+                self.tally.campus_cost += cost;
+            }
+        }
+        let s = &mut self.st[j as usize];
+        s.remaining -= s.segment;
+        if done {
+            self.complete(j);
+        } else {
+            if job.group && job.submit >= self.scn.warmup {
+                self.tally.resubmits += 1;
+            }
+            self.to_campus(j);
+        }
+    }
+
+    fn charge_day(&mut self, cost: f64) {
+        let day = (self.now / DAY) as usize;
+        if let Some(c) = self.tally.daily_cost.get_mut(day) {
+            *c += cost;
+        }
+    }
+
+    fn complete(&mut self, j: u32) {
+        let s = &mut self.st[j as usize];
+        debug_assert_ne!(s.status, Status::Done, "invariant: a job ends exactly once");
+        s.status = Status::Done;
+        s.end = self.now;
+        let job = &self.jobs[j as usize];
+        if !job.group || job.submit < self.scn.warmup {
+            return;
+        }
+        let t = &mut self.tally;
+        t.completed += 1;
+        t.waits_h.push(secs_to_hours(s.first_start - job.submit));
+        t.turnaround_h += secs_to_hours(s.end - job.submit);
+        if job.deadline != NO_DEADLINE {
+            t.with_deadline += 1;
+            if s.end > job.deadline {
+                t.missed += 1;
+            }
+        }
+        if matches!(s.place, Place::Offer(_)) {
+            t.cloud_jobs += 1;
+        }
+    }
+
+    /// Sends a job to an offer: starts it if there is room, else waits in the offer's line
+    /// or goes to the campus, as the policy says.
+    pub(crate) fn send_to_cloud(&mut self, j: u32, offer: usize, committed: Option<(u32, f64)>) {
+        let gpus = self.jobs[j as usize].gpus;
+        if self.offers[offer].has_room(gpus) {
+            self.launch(j, offer, committed);
+        } else {
+            match self.policy.when_full {
+                crate::scenario::raw::WhenFull::Wait => {
+                    self.st[j as usize].status = Status::CloudQueued;
+                    self.offers[offer].waiting.push_back(j);
+                    if let Some((p, c)) = committed {
+                        self.budget.park(j, p, c);
+                    }
+                }
+                crate::scenario::raw::WhenFull::Campus => {
+                    if let Some((p, c)) = committed {
+                        self.budget.release(p, c);
+                    }
+                    self.to_campus(j);
+                }
+            }
+        }
+    }
+
+    fn launch(&mut self, j: u32, offer: usize, committed: Option<(u32, f64)>) {
+        let job = &self.jobs[j as usize];
+        let mut rng = stream(self.scn.seed, self.replication, Purpose::CloudJob(u64::from(job.ordinal)));
+        let run = plan_run(&self.scn.offers[offer], job, self.st[j as usize].remaining, self.now, &mut rng);
+        let o = &mut self.offers[offer];
+        debug_assert!(o.has_room(job.gpus), "invariant: cloud capacity is never exceeded");
+        o.busy += job.gpus;
+        let s = &mut self.st[j as usize];
+        if s.first_start == SimTime::MAX {
+            s.first_start = run.compute_start;
+        }
+        s.status = Status::CloudRunning;
+        s.place = Place::Offer(offer as u16);
+        self.events.push(run.end, Event::CloudEnd(j));
+        self.obs.started(self.now, j, Place::Offer(offer as u16), job.gpus);
+        self.in_flight.insert(j, InFlight { offer, launch: self.now, run, committed });
+    }
+
+    fn cloud_end(&mut self, j: u32) {
+        let f = self.in_flight.remove(&j).expect("invariant: a cloud run ends once");
+        let job = &self.jobs[j as usize];
+        self.offers[f.offer].busy -= job.gpus;
+        self.obs.ended(self.now, j, Place::Offer(f.offer as u16), job.gpus, true);
+        let variable = f.run.compute_cost + f.run.transfer_cost + f.run.storage_cost;
+        self.charge_day(variable);
+        if let Some((period, estimate)) = f.committed {
+            self.budget.settle(period, estimate, variable, self.now);
+        }
+        if job.submit >= self.scn.warmup {
+            let t = &mut self.tally;
+            t.hourly_cost += f.run.compute_cost;
+            t.transfer_cost += f.run.transfer_cost;
+            t.storage_cost += f.run.storage_cost;
+            t.cloud_gpu_secs += f64::from(job.gpus) * (f.run.end - f.launch) as f64;
+            t.interruptions += u64::from(f.run.interruptions);
+        }
+        self.st[j as usize].remaining = 0;
+        self.complete(j);
+        // Start whoever waits for this offer, in order.
+        while let Some(&next) = self.offers[f.offer].waiting.front() {
+            if !self.offers[f.offer].has_room(self.jobs[next as usize].gpus) {
+                break;
+            }
+            self.offers[f.offer].waiting.pop_front();
+            let committed = self.budget.unpark(next);
+            self.launch(next, f.offer, committed);
+        }
+    }
+
+    /// Occupies one GPU of an offer for debugging (guide-hybrid) and returns its charge.
+    pub(crate) fn occupy_debug(&mut self, offer: usize, delta: i32) {
+        let o = &mut self.offers[offer];
+        o.busy = (o.busy as i64 + i64::from(delta)) as u32;
+    }
+
+    /// Adds a debugging charge.
+    pub(crate) fn charge_debug(&mut self, j: u32, cost: f64) {
+        self.charge_day(cost);
+        if self.jobs[j as usize].submit >= self.scn.warmup {
+            self.tally.hourly_cost += cost;
+        }
+    }
+
+    fn record_levels(&mut self) {
+        let now = self.now;
+        self.busy.set(now, f64::from(self.cluster.busy()));
+        self.queued.set(now, self.cluster.queued_gpus() as f64);
+        self.group_waiting.set(now, self.cluster.queued_group_jobs() as f64);
+        let (mut cloud, mut monthly) = (0u32, 0u32);
+        for (o, s) in self.scn.offers.iter().zip(&self.offers) {
+            cloud += s.busy;
+            if o.billing == BillingMode::Monthly {
+                monthly += s.busy;
+            }
+        }
+        self.cloud_busy.set(now, f64::from(cloud));
+        self.monthly_busy.set(now, f64::from(monthly));
+    }
+
+    fn finish(mut self) -> SimOutput {
+        let scn = self.scn;
+        let end = self.now.max(scn.horizon);
+        for l in
+            [&mut self.busy, &mut self.queued, &mut self.cloud_busy, &mut self.monthly_busy, &mut self.group_waiting]
+        {
+            l.advance(end);
+        }
+        let window = scn.horizon - scn.warmup;
+        let rented = crate::policy::rented_monthly_offers(self.policy, &scn.offers);
+        let monthly_cost: f64 =
+            rented.iter().map(|&o| crate::cloud::billing::monthly_rent(&scn.offers[o], window)).sum();
+        let monthly_gpus: u32 = rented.iter().map(|&o| scn.offers[o].capacity.unwrap_or(0)).sum();
+        let rent_per_day: f64 = rented
+            .iter()
+            .map(|&o| f64::from(scn.offers[o].capacity.unwrap_or(0)) * scn.offers[o].price_per_gpu_month_cny / 30.0)
+            .sum();
+        let t = &self.tally;
+        let [wait_mean, p50, p95, p99, waited] = wait_stats(&t.waits_h);
+        let nan_if_zero = |num: f64, den: u64| if den == 0 { f64::NAN } else { num / den as f64 };
+        let offered: f64 = self
+            .jobs
+            .iter()
+            .filter(|j| j.submit >= scn.warmup && j.submit < scn.horizon)
+            .map(|j| f64::from(j.gpus) * j.runtime as f64)
+            .sum::<f64>()
+            / (f64::from(scn.campus.gpus) * window as f64);
+        let mut values = vec![f64::NAN; Metric::ALL.len()];
+        let mut put = |m: Metric, v: f64| values[m.index()] = v;
+        let cloud_cost = t.hourly_cost + monthly_cost + t.transfer_cost;
+        put(Metric::TotalCost, t.campus_cost + cloud_cost + t.storage_cost);
+        put(Metric::CampusCost, t.campus_cost);
+        put(Metric::CloudCost, cloud_cost);
+        put(Metric::HourlyCost, t.hourly_cost);
+        put(Metric::MonthlyCost, monthly_cost);
+        put(Metric::TransferCost, t.transfer_cost);
+        put(Metric::StorageCost, t.storage_cost);
+        put(Metric::WaitMean, wait_mean);
+        put(Metric::WaitP50, p50);
+        put(Metric::WaitP95, p95);
+        put(Metric::WaitP99, p99);
+        put(Metric::WaitedShare, waited);
+        put(Metric::TurnaroundMean, nan_if_zero(t.turnaround_h, t.completed));
+        put(Metric::DeadlineMissRate, nan_if_zero(t.missed as f64, t.with_deadline));
+        put(Metric::CloudJobShare, nan_if_zero(t.cloud_jobs as f64, t.completed));
+        put(Metric::CloudGpuHours, t.cloud_gpu_secs / HOUR as f64);
+        put(Metric::CampusGpuHours, t.campus_gpu_secs / HOUR as f64);
+        put(Metric::CampusUtilization, self.busy.window_mean() / f64::from(scn.campus.gpus));
+        put(
+            Metric::MonthlyUtilization,
+            if monthly_gpus == 0 { f64::NAN } else { self.monthly_busy.window_mean() / f64::from(monthly_gpus) },
+        );
+        put(Metric::JobsCompleted, t.completed as f64);
+        put(Metric::CampusOfferedLoad, offered);
+        put(Metric::BacklogAtHorizonDays, t.backlog_days);
+        put(Metric::BudgetAlerts, self.budget.alerts_fired() as f64);
+        put(Metric::BudgetCapDay, self.budget.cap_day().unwrap_or(f64::NAN));
+        put(Metric::Interruptions, t.interruptions as f64);
+        put(Metric::WalltimeResubmits, t.resubmits as f64);
+        put(Metric::QueueLenMean, self.group_waiting.window_mean());
+        put(Metric::ArrivalRatePerHour, t.arrivals as f64 / secs_to_hours(window));
+        let queue_daily = self.queued.daily_means();
+        let unstable = offered >= 1.0 || growing_backlog(&queue_daily, t.backlog_days);
+        let daily = Daily {
+            campus_queue_gpus: queue_daily,
+            campus_busy_gpus: self.busy.daily_means(),
+            cloud_busy_gpus: self.cloud_busy.daily_means(),
+            cost_cny: t.daily_cost.iter().map(|c| c + rent_per_day).collect(),
+        };
+        let records = self
+            .jobs
+            .iter()
+            .zip(&self.st)
+            .map(|(j, s)| JobRecord { submit: j.submit, start: s.first_start, end: s.end, place: s.place })
+            .collect();
+        SimOutput { metrics: RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable }, records }
+    }
+}
+
+/// "Still growing at the horizon": more than a day of the whole cluster's work is queued
+/// when arrivals stop, and the queue over the last tenth of the horizon is more than 1.5×
+/// its average.
+fn growing_backlog(queue_daily: &[f64], backlog_days: f64) -> bool {
+    if backlog_days < 1.0 || queue_daily.len() < 10 {
+        return false;
+    }
+    let mean = queue_daily.iter().sum::<f64>() / queue_daily.len() as f64;
+    let tail = &queue_daily[queue_daily.len() - queue_daily.len() / 10..];
+    let tail_mean = tail.iter().sum::<f64>() / tail.len() as f64;
+    tail_mean > 1.5 * mean
+}

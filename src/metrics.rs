@@ -1,0 +1,227 @@
+//! What one replication of one policy measured.
+//!
+//! Waits and costs are for the group's own jobs submitted after the warm-up; utilisation
+//! and offered load are the whole campus cluster's over `[warm-up, horizon)`. The list of
+//! metrics ([`Metric::ALL`]) is the column order of `replications.csv` and the row order
+//! of `summary.csv`; names are a stable contract (see DESIGN.md).
+
+pub mod daily;
+
+use crate::stats::percentile_sorted;
+
+pub use daily::{Daily, DailyLevel};
+
+/// A per-replication metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// Everything the group paid: campus + cloud + storage.
+    TotalCost,
+    /// Internal campus charges (机时费).
+    CampusCost,
+    /// Cloud compute: hourly + monthly + transfer.
+    CloudCost,
+    /// Hourly cloud GPU time (incl. debugging sessions and re-done work).
+    HourlyCost,
+    /// Monthly rent over the measured months.
+    MonthlyCost,
+    /// GPU time billed while uploading data.
+    TransferCost,
+    /// Cloud storage.
+    StorageCost,
+    /// Mean wait from submission to the start of compute.
+    WaitMean,
+    /// Median wait.
+    WaitP50,
+    /// 95th percentile of wait.
+    WaitP95,
+    /// 99th percentile of wait.
+    WaitP99,
+    /// Share of jobs that waited at all.
+    WaitedShare,
+    /// Mean submission-to-end time.
+    TurnaroundMean,
+    /// Share of jobs with a deadline that missed it.
+    DeadlineMissRate,
+    /// Share of jobs that ran in the cloud.
+    CloudJobShare,
+    /// GPU-hours used in the cloud.
+    CloudGpuHours,
+    /// GPU-hours the group used on campus.
+    CampusGpuHours,
+    /// Busy share of the campus cluster (all groups).
+    CampusUtilization,
+    /// Busy share of monthly-rented GPUs.
+    MonthlyUtilization,
+    /// Group jobs completed (measured window).
+    JobsCompleted,
+    /// Campus work submitted (all groups, as if all ran on campus) ÷ capacity.
+    CampusOfferedLoad,
+    /// Campus work still queued when arrivals stop, in days of the whole cluster.
+    BacklogAtHorizonDays,
+    /// Budget alerts fired.
+    BudgetAlerts,
+    /// Day (from the start) on which the budget cap first refused a job; empty if never.
+    BudgetCapDay,
+    /// Cloud interruptions suffered.
+    Interruptions,
+    /// Campus segments killed at the walltime limit and resubmitted.
+    WalltimeResubmits,
+    /// Time-average number of group jobs waiting in the campus queue (Little's L).
+    QueueLenMean,
+    /// Group arrivals per hour in the measured window (Little's λ).
+    ArrivalRatePerHour,
+}
+
+impl Metric {
+    /// Every metric, in output order.
+    pub const ALL: [Metric; 28] = [
+        Metric::TotalCost,
+        Metric::CampusCost,
+        Metric::CloudCost,
+        Metric::HourlyCost,
+        Metric::MonthlyCost,
+        Metric::TransferCost,
+        Metric::StorageCost,
+        Metric::WaitMean,
+        Metric::WaitP50,
+        Metric::WaitP95,
+        Metric::WaitP99,
+        Metric::WaitedShare,
+        Metric::TurnaroundMean,
+        Metric::DeadlineMissRate,
+        Metric::CloudJobShare,
+        Metric::CloudGpuHours,
+        Metric::CampusGpuHours,
+        Metric::CampusUtilization,
+        Metric::MonthlyUtilization,
+        Metric::JobsCompleted,
+        Metric::CampusOfferedLoad,
+        Metric::BacklogAtHorizonDays,
+        Metric::BudgetAlerts,
+        Metric::BudgetCapDay,
+        Metric::Interruptions,
+        Metric::WalltimeResubmits,
+        Metric::QueueLenMean,
+        Metric::ArrivalRatePerHour,
+    ];
+
+    /// Headline metrics: the ones sequential stopping and the terminal table watch.
+    pub const HEADLINE: [Metric; 5] =
+        [Metric::TotalCost, Metric::WaitMean, Metric::WaitP95, Metric::DeadlineMissRate, Metric::CloudJobShare];
+
+    /// Column / row name (stable).
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::TotalCost => "total_cost_cny",
+            Metric::CampusCost => "campus_cost_cny",
+            Metric::CloudCost => "cloud_cost_cny",
+            Metric::HourlyCost => "hourly_cost_cny",
+            Metric::MonthlyCost => "monthly_cost_cny",
+            Metric::TransferCost => "transfer_cost_cny",
+            Metric::StorageCost => "storage_cost_cny",
+            Metric::WaitMean => "wait_mean_h",
+            Metric::WaitP50 => "wait_p50_h",
+            Metric::WaitP95 => "wait_p95_h",
+            Metric::WaitP99 => "wait_p99_h",
+            Metric::WaitedShare => "waited_share",
+            Metric::TurnaroundMean => "turnaround_mean_h",
+            Metric::DeadlineMissRate => "deadline_miss_rate",
+            Metric::CloudJobShare => "cloud_job_share",
+            Metric::CloudGpuHours => "cloud_gpu_hours",
+            Metric::CampusGpuHours => "campus_gpu_hours",
+            Metric::CampusUtilization => "campus_utilization",
+            Metric::MonthlyUtilization => "monthly_utilization",
+            Metric::JobsCompleted => "jobs_completed",
+            Metric::CampusOfferedLoad => "campus_offered_load",
+            Metric::BacklogAtHorizonDays => "backlog_at_horizon_days",
+            Metric::BudgetAlerts => "budget_alerts",
+            Metric::BudgetCapDay => "budget_cap_day",
+            Metric::Interruptions => "interruptions",
+            Metric::WalltimeResubmits => "walltime_resubmits",
+            Metric::QueueLenMean => "queue_len_mean",
+            Metric::ArrivalRatePerHour => "arrival_rate_per_h",
+        }
+    }
+
+    /// Unit, for the `unit` column.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::TotalCost
+            | Metric::CampusCost
+            | Metric::CloudCost
+            | Metric::HourlyCost
+            | Metric::MonthlyCost
+            | Metric::TransferCost
+            | Metric::StorageCost => "CNY",
+            Metric::WaitMean | Metric::WaitP50 | Metric::WaitP95 | Metric::WaitP99 | Metric::TurnaroundMean => "h",
+            Metric::WaitedShare
+            | Metric::DeadlineMissRate
+            | Metric::CloudJobShare
+            | Metric::CampusUtilization
+            | Metric::MonthlyUtilization
+            | Metric::CampusOfferedLoad => "share",
+            Metric::CloudGpuHours | Metric::CampusGpuHours => "GPU-h",
+            Metric::JobsCompleted => "jobs",
+            Metric::BacklogAtHorizonDays | Metric::BudgetCapDay => "days",
+            Metric::BudgetAlerts | Metric::Interruptions | Metric::WalltimeResubmits => "count",
+            Metric::QueueLenMean => "jobs",
+            Metric::ArrivalRatePerHour => "jobs/h",
+        }
+    }
+
+    /// Index in [`Metric::ALL`].
+    pub fn index(self) -> usize {
+        Metric::ALL.iter().position(|&m| m == self).expect("listed")
+    }
+
+    /// Looks a metric up by its name.
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Metric::ALL.iter().copied().find(|m| m.name() == name)
+    }
+}
+
+/// The measurements of one replication of one policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunMetrics {
+    /// One value per [`Metric::ALL`] entry (NaN = not defined in this replication).
+    pub values: Vec<f64>,
+    /// Waits (hours) of the measured group jobs, in completion order.
+    pub waits_h: Vec<f64>,
+    /// Daily series.
+    pub daily: Daily,
+    /// The scenario looked unstable in this replication (offered load ≥ 1, or a large
+    /// backlog still growing at the horizon).
+    pub unstable: bool,
+}
+
+impl RunMetrics {
+    /// The value of a metric.
+    pub fn get(&self, m: Metric) -> f64 {
+        self.values[m.index()]
+    }
+}
+
+/// Wait statistics from a list of waits (hours): mean, p50, p95, p99, share > 0.
+pub fn wait_stats(waits_h: &[f64]) -> [f64; 5] {
+    if waits_h.is_empty() {
+        return [f64::NAN; 5];
+    }
+    let mut sorted = waits_h.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
+    let waited = sorted.iter().filter(|&&w| w > 0.0).count() as f64 / sorted.len() as f64;
+    [mean, percentile_sorted(&sorted, 0.5), percentile_sorted(&sorted, 0.95), percentile_sorted(&sorted, 0.99), waited]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        for m in Metric::ALL {
+            assert_eq!(Metric::from_name(m.name()), Some(m));
+            assert_eq!(Metric::ALL[m.index()], m);
+        }
+    }
+}

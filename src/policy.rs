@@ -1,0 +1,237 @@
+//! Policies: where each of the group's jobs runs, and when it gives up waiting.
+//!
+//! A policy decides at three moments: when a group job is submitted
+//! ([`World::route_arrival`]), when its overflow timer fires (`overflow-timeout`), and when
+//! its debugging session ends (`guide-hybrid`). Every decision respects what a place can
+//! serve: a job goes to the campus only if it fits there (GPU count, group limit,
+//! memory), and to an offer only if the offer's GPUs have the memory and the platform has
+//! the GPUs at all; budgets can refuse hourly offers. When the preferred place cannot
+//! take a job, it goes to the other one; validation guarantees that one exists.
+
+use crate::cloud::billing::session_charge;
+use crate::cloud::estimate_charge;
+use crate::engine::{Observer, Status, World};
+use crate::rng::{Purpose, stream};
+use crate::scenario::raw::{BillingMode, PolicyKind};
+use crate::scenario::{Offer, Policy, Target};
+use crate::units::{MINUTE, SimTime, hours_to_secs};
+use crate::workload::NO_DEADLINE;
+
+use crate::engine::queue::Event;
+
+/// Every place a policy may send a job (used by validation).
+pub fn places(p: &Policy) -> Vec<Target> {
+    // The campus is always a place: it is where a job goes when no offer can take it.
+    let mut v: Vec<Target> = vec![Target::Campus];
+    if p.kind != PolicyKind::CampusOnly {
+        v.extend(p.offers.iter().map(|&o| Target::Offer(o)));
+        v.extend(p.reserved.map(Target::Offer));
+        v.extend(p.rules.iter().map(|r| r.target));
+    }
+    v
+}
+
+/// The monthly offers a policy uses; their rent is paid for the whole measured window.
+pub fn rented_monthly_offers(p: &Policy, offers: &[Offer]) -> Vec<usize> {
+    let mut v: Vec<usize> =
+        places(p).into_iter().filter_map(|t| if let Target::Offer(o) = t { Some(o) } else { None }).collect();
+    v.extend(p.debug_offer);
+    v.retain(|&o| offers[o].billing == BillingMode::Monthly);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// A debugging session in progress (guide-hybrid).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DebugSession {
+    pub offer: usize,
+    pub occupied: bool,
+    pub cost: f64,
+}
+
+impl<O: Observer> World<'_, O> {
+    /// Decides where a newly submitted group job goes.
+    pub(crate) fn route_arrival(&mut self, j: u32) {
+        let p = self.policy;
+        match p.kind {
+            PolicyKind::CampusOnly => self.campus_else_cloud(j),
+            PolicyKind::CloudOnly => self.cloud_else_campus(j, &p.offers),
+            PolicyKind::OverflowPredicted => self.overflow_predicted(j),
+            PolicyKind::OverflowTimeout => self.campus_with_timeout(j),
+            PolicyKind::ReservedFirst => {
+                let r = p.reserved.expect("validated: reserved-first has a reserved offer");
+                if self.offer_fits(j, r) && self.offers[r].has_room(self.jobs[j as usize].gpus) {
+                    self.send_to_cloud(j, r, None);
+                } else {
+                    self.overflow_predicted(j);
+                }
+            }
+            PolicyKind::BySize => {
+                let job = &self.jobs[j as usize];
+                let rule = p.rules.iter().find(|r| job.vram_gb <= r.max_vram_gb && job.gpus <= r.max_gpus);
+                match rule.map(|r| r.target) {
+                    Some(Target::Offer(o)) => {
+                        let mut list = vec![o];
+                        list.extend(p.offers.iter().copied().filter(|&x| x != o));
+                        self.cloud_else_campus(j, &list);
+                    }
+                    Some(Target::Campus) | None => self.overflow_predicted(j),
+                }
+            }
+            PolicyKind::DeadlineAware => {
+                let job = &self.jobs[j as usize];
+                let late = job.deadline != NO_DEADLINE
+                    && (!self.fits_campus(j)
+                        || self.now + self.predicted_wait(j) + self.walltime_request(j) > job.deadline);
+                if late { self.cloud_else_campus(j, &p.offers) } else { self.overflow_predicted(j) }
+            }
+            PolicyKind::GuideHybrid => {
+                let class = self.jobs[j as usize].class as usize;
+                if p.main_class.get(class).copied().unwrap_or(false) && self.fits_campus(j) {
+                    self.to_campus(j);
+                    self.start_debugging(j);
+                } else {
+                    self.campus_with_timeout(j);
+                }
+            }
+        }
+    }
+
+    /// Whether an offer can ever take the job (memory per GPU, platform capacity).
+    fn offer_fits(&self, j: u32, o: usize) -> bool {
+        let job = &self.jobs[j as usize];
+        let offer = &self.scn.offers[o];
+        job.vram_gb <= offer.vram_gb && job.gpus <= offer.capacity.unwrap_or(u32::MAX)
+    }
+
+    /// The first offer of `list` that fits the job and the budget, with its commitment.
+    fn choose_offer(&mut self, j: u32, list: &[usize]) -> Option<(usize, Option<(u32, f64)>)> {
+        for &o in list {
+            if !self.offer_fits(j, o) {
+                continue;
+            }
+            if self.scn.offers[o].billing == BillingMode::Monthly {
+                return Some((o, None));
+            }
+            let job = &self.jobs[j as usize];
+            let estimate =
+                estimate_charge(&self.scn.offers[o], job, job.walltime_request(self.st[j as usize].remaining, None));
+            if let Ok(c) = self.budget.request(self.now, estimate) {
+                return Some((o, c));
+            }
+        }
+        None
+    }
+
+    /// Cloud if an offer fits and the budget allows; otherwise campus; a job the campus
+    /// cannot take goes to the first fitting offer even over budget.
+    fn cloud_else_campus(&mut self, j: u32, list: &[usize]) {
+        if let Some((o, c)) = self.choose_offer(j, list) {
+            self.send_to_cloud(j, o, c);
+        } else if self.fits_campus(j) {
+            self.to_campus(j);
+        } else {
+            self.forced_cloud(j, list);
+        }
+    }
+
+    fn campus_else_cloud(&mut self, j: u32) {
+        if self.fits_campus(j) {
+            self.to_campus(j);
+        } else {
+            let list = self.policy.offers.clone();
+            self.cloud_else_campus(j, &list);
+        }
+    }
+
+    fn forced_cloud(&mut self, j: u32, list: &[usize]) {
+        let all: Vec<usize> = list.iter().copied().chain(0..self.scn.offers.len()).collect();
+        let o = all.into_iter().find(|&o| self.offer_fits(j, o)).expect("validated: some place fits every class");
+        let job = &self.jobs[j as usize];
+        let estimate =
+            estimate_charge(&self.scn.offers[o], job, job.walltime_request(self.st[j as usize].remaining, None));
+        let c = if self.scn.offers[o].billing == BillingMode::Hourly {
+            self.budget.force(self.now, estimate)
+        } else {
+            None
+        };
+        self.send_to_cloud(j, o, c);
+    }
+
+    /// Predict the campus wait; above the threshold, go to the cloud.
+    fn overflow_predicted(&mut self, j: u32) {
+        if !self.fits_campus(j) {
+            let list = self.policy.offers.clone();
+            return self.cloud_else_campus(j, &list);
+        }
+        match self.policy.threshold {
+            Some(threshold) if !self.policy.offers.is_empty() && self.predicted_wait(j) > threshold => {
+                let list = self.policy.offers.clone();
+                self.cloud_else_campus(j, &list);
+            }
+            _ => self.to_campus(j),
+        }
+    }
+
+    fn campus_with_timeout(&mut self, j: u32) {
+        if !self.fits_campus(j) {
+            let list = self.policy.offers.clone();
+            return self.cloud_else_campus(j, &list);
+        }
+        self.to_campus(j);
+        if let Some(t) = self.policy.threshold {
+            self.events.push(self.now + t, Event::Timeout(j));
+        }
+    }
+
+    /// Moves a job that has not started on campus to the cloud, if an offer will take it.
+    fn withdraw_to_cloud(&mut self, j: u32) {
+        let s = self.st[j as usize];
+        if s.status != Status::CampusQueued || s.first_start != SimTime::MAX {
+            return;
+        }
+        let list = self.policy.offers.clone();
+        if let Some((o, c)) = self.choose_offer(j, &list) {
+            let removed = self.cluster.withdraw(j);
+            debug_assert!(removed, "invariant: a queued job is in the campus queue");
+            self.obs.withdrawn(self.now, j);
+            self.st[j as usize].status = Status::Pending;
+            self.send_to_cloud(j, o, c);
+        }
+    }
+
+    /// `overflow-timeout`: the threshold passed.
+    pub(crate) fn on_timeout(&mut self, j: u32) {
+        self.withdraw_to_cloud(j);
+    }
+
+    fn start_debugging(&mut self, j: u32) {
+        let p = self.policy;
+        let d = p.debug_offer.expect("validated");
+        let hours = p.debug_hours.as_ref().expect("validated");
+        let job = &self.jobs[j as usize];
+        let mut rng = stream(self.scn.seed, self.replication, Purpose::CloudJob(u64::from(job.ordinal) | 1 << 40));
+        let work = hours_to_secs(hours.sample(&mut rng), 0);
+        let offer = &self.scn.offers[d];
+        let startup = (offer.startup_minutes.sample(&mut rng) * MINUTE as f64).round().max(0.0) as SimTime;
+        let occupied = self.offers[d].has_room(1);
+        let cost = if occupied && offer.billing == BillingMode::Hourly { session_charge(offer, work, 1) } else { 0.0 };
+        if occupied {
+            self.occupy_debug(d, 1);
+        }
+        self.debug.insert(j, DebugSession { offer: d, occupied, cost });
+        self.events.push(self.now + startup + work, Event::DebugDone(j));
+    }
+
+    /// `guide-hybrid`: debugging ended; if the campus has not started the job, move it.
+    pub(crate) fn on_debug_done(&mut self, j: u32) {
+        if let Some(s) = self.debug.remove(&j) {
+            if s.occupied {
+                self.occupy_debug(s.offer, -1);
+                self.charge_debug(j, s.cost);
+            }
+        }
+        self.withdraw_to_cloud(j);
+    }
+}

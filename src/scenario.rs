@@ -1,0 +1,322 @@
+//! Scenarios: loading a TOML file, checking it, and the typed model the engine runs.
+//!
+//! Loading happens in two stages (as ripgrep does with its flags): the text is parsed
+//! into [`raw::RawScenario`], a serde mirror that refuses unknown keys, and
+//! [`validate`] turns that into a [`Scenario`] whose every number has been checked and
+//! converted to clock units. Errors name the file, the line, the key and what is
+//! allowed.
+
+pub mod dist;
+pub mod locate;
+pub mod raw;
+mod validate;
+
+use std::path::Path;
+
+use crate::date::Date;
+use crate::scenario::dist::Sampler;
+use crate::scenario::raw::{BillingMode, BudgetPeriod, JobKind, PolicyKind, RawScenario, SchedulerKind, WhenFull};
+use crate::units::SimTime;
+use crate::workload::calendar::Calendar;
+
+/// The default scenario, compiled into the binary (also shipped as `scenarios/default.toml`).
+pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/default.toml");
+
+/// A scenario file that cannot be used, with where and why.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("could not read scenario '{path}': {source}")]
+    Read {
+        /// The path given.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The text is not valid TOML, or a key is unknown or of the wrong type (the message
+    /// from the TOML parser carries the line and column).
+    #[error("{file}: {message}")]
+    Syntax {
+        /// File name (or `<embedded default>`).
+        file: String,
+        /// Parser message with line, column and the offending text.
+        message: String,
+    },
+    /// A value is not allowed.
+    #[error("{file}{}: {key}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Invalid {
+        /// File name.
+        file: String,
+        /// 1-based line of the key, when it could be found.
+        line: Option<usize>,
+        /// Dotted key path, e.g. `cloud.offers[1].billing`.
+        key: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+}
+
+/// A checked scenario, ready to simulate. Built only by [`Scenario::load`],
+/// [`Scenario::from_toml_str`] or [`Scenario::from_raw`], so every field holds a valid value.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Short name (default output folder `output/<name>/`).
+    pub name: String,
+    /// What question it answers.
+    pub description: String,
+    /// First simulated day.
+    pub start_date: Date,
+    /// Arrivals stop at this time; jobs already submitted run to completion.
+    pub horizon: SimTime,
+    /// Metrics ignore jobs submitted before this time.
+    pub warmup: SimTime,
+    /// Replications per policy.
+    pub replications: u32,
+    /// Master seed.
+    pub seed: u64,
+    /// Sequential stopping target (relative CI half-width), if any.
+    pub ci_target: Option<f64>,
+    /// Most replications under sequential stopping.
+    pub max_replications: u32,
+    /// Index of the baseline policy for paired differences.
+    pub baseline: usize,
+    /// The campus cluster.
+    pub campus: Campus,
+    /// Other groups' job classes (arrival rates per second at multiplier 1).
+    pub background: Vec<JobClass>,
+    /// Seasons of the other groups.
+    pub background_calendar: Calendar,
+    /// The group's own job classes.
+    pub group: Vec<JobClass>,
+    /// Seasons of the group (its deadlines).
+    pub group_calendar: Calendar,
+    /// Cloud offers.
+    pub offers: Vec<Offer>,
+    /// Policies to compare (at least one).
+    pub policies: Vec<Policy>,
+    /// The resolved raw form, written back as `run.toml`.
+    pub raw: RawScenario,
+}
+
+/// The campus cluster.
+#[derive(Clone, Debug)]
+pub struct Campus {
+    /// Total GPUs.
+    pub gpus: u32,
+    /// GPU model.
+    pub gpu_type: String,
+    /// Memory per GPU, GB.
+    pub vram_gb: f64,
+    /// Queue discipline.
+    pub scheduler: SchedulerKind,
+    /// Most GPUs the group may hold at once.
+    pub group_gpu_limit: Option<u32>,
+    /// Longest segment a job may run before it is killed and resubmitted.
+    pub max_walltime: Option<SimTime>,
+    /// Internal price per GPU-hour.
+    pub price_per_gpu_hour_cny: f64,
+    /// Maintenance windows `[start, end)`, sorted and disjoint.
+    pub maintenance: Vec<(SimTime, SimTime)>,
+}
+
+/// A class of jobs.
+#[derive(Clone, Debug)]
+pub struct JobClass {
+    /// Name.
+    pub name: String,
+    /// Arrivals per second at calendar multiplier 1.
+    pub rate_per_sec: f64,
+    /// GPUs per job.
+    pub gpus: Sampler,
+    /// Runtime on a campus GPU, hours.
+    pub runtime_hours: Sampler,
+    /// Memory per GPU, GB.
+    pub vram_gb: Sampler,
+    /// Data to upload for a cloud run, GB.
+    pub data_gb: Sampler,
+    /// Deadline after submission, hours.
+    pub deadline_hours: Option<Sampler>,
+    /// Walltime request ÷ runtime (≥ 1).
+    pub walltime_factor: Sampler,
+    /// CV or transformer.
+    pub kind: JobKind,
+}
+
+/// A cloud offer.
+#[derive(Clone, Debug)]
+pub struct Offer {
+    /// Name.
+    pub name: String,
+    /// GPU model.
+    pub gpu_type: String,
+    /// Memory per GPU, GB.
+    pub vram_gb: f64,
+    /// Speed relative to campus for CV jobs.
+    pub speed_cv: f64,
+    /// Speed relative to campus for transformer jobs.
+    pub speed_transformer: f64,
+    /// Hourly or monthly.
+    pub billing: BillingMode,
+    /// Price per GPU-hour (hourly offers; 0 for monthly).
+    pub price_per_gpu_hour_cny: f64,
+    /// Price per GPU-month (monthly offers; 0 for hourly).
+    pub price_per_gpu_month_cny: f64,
+    /// GPUs available at once: the rented GPUs of a monthly offer, the platform's
+    /// capacity of an hourly one; `None` = unlimited.
+    pub capacity: Option<u32>,
+    /// Billing granularity in seconds (1, 60 or 3600).
+    pub granularity: SimTime,
+    /// Smallest charge per session.
+    pub minimum_charge: SimTime,
+    /// Start-up delay, minutes.
+    pub startup_minutes: Sampler,
+    /// Upload bandwidth, MB/s (`None` = instant).
+    pub upload_mb_per_s: Option<f64>,
+    /// Whether upload time is billed GPU time.
+    pub upload_billed: bool,
+    /// Storage price per GB-day.
+    pub storage_price_per_gb_day_cny: f64,
+    /// Free storage per job, GB.
+    pub free_storage_gb: f64,
+    /// Retention after the job.
+    pub retention: SimTime,
+    /// Interruptions per running hour.
+    pub interruption_rate_per_hour: f64,
+    /// Checkpoint interval.
+    pub checkpoint_interval: SimTime,
+    /// Runtime stretch from slow storage.
+    pub io_slowdown: f64,
+}
+
+impl Offer {
+    /// Speed relative to campus for a job kind.
+    pub fn speed(&self, kind: JobKind) -> f64 {
+        match kind {
+            JobKind::Cv => self.speed_cv,
+            JobKind::Transformer => self.speed_transformer,
+        }
+    }
+}
+
+/// Where a `by-size` rule sends a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The campus queue.
+    Campus,
+    /// An offer (index into [`Scenario::offers`]).
+    Offer(usize),
+}
+
+/// A checked `by-size` rule.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    /// Upper bound on VRAM per GPU.
+    pub max_vram_gb: f64,
+    /// Upper bound on GPUs.
+    pub max_gpus: u32,
+    /// Destination.
+    pub target: Target,
+}
+
+/// A checked budget.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    /// Cap per period, CNY.
+    pub cap_cny: f64,
+    /// The period.
+    pub period: BudgetPeriod,
+    /// Alert fractions, ascending.
+    pub alerts: Vec<f64>,
+}
+
+/// A checked policy.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    /// Name.
+    pub name: String,
+    /// The rule.
+    pub kind: PolicyKind,
+    /// Offers in order of preference.
+    pub offers: Vec<usize>,
+    /// Overflow threshold; `None` = never overflow (infinite).
+    pub threshold: Option<SimTime>,
+    /// Reserved (monthly) offer for `reserved-first`.
+    pub reserved: Option<usize>,
+    /// Rules for `by-size`.
+    pub rules: Vec<Rule>,
+    /// Debug offer for `guide-hybrid`.
+    pub debug_offer: Option<usize>,
+    /// Debugging time for `guide-hybrid`, hours.
+    pub debug_hours: Option<Sampler>,
+    /// Per group class: is it a main run (`guide-hybrid`)?
+    pub main_class: Vec<bool>,
+    /// Behaviour when an offer is full.
+    pub when_full: WhenFull,
+    /// Spending cap.
+    pub budget: Option<Budget>,
+}
+
+impl Scenario {
+    /// Reads and checks a scenario file.
+    ///
+    /// # Errors
+    /// [`ScenarioError`] naming the file, line and key.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ScenarioError::Read { path: path.display().to_string(), source })?;
+        Scenario::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// The embedded default scenario.
+    pub fn embedded_default() -> Scenario {
+        Scenario::from_toml_str(DEFAULT_SCENARIO, "<embedded default>").expect("the embedded default scenario is valid")
+    }
+
+    /// Parses and checks scenario text; `file` names it in errors.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Syntax`] or [`ScenarioError::Invalid`].
+    pub fn from_toml_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let raw: RawScenario = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
+            file: file.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        Scenario::from_raw(raw).map_err(|e| e.locate(file, Some(text)))
+    }
+
+    /// Checks a raw scenario built in code (errors carry no file or line).
+    ///
+    /// # Errors
+    /// [`ScenarioError::Invalid`].
+    pub fn from_raw(raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        validate::validate(raw).map_err(|e| ScenarioError::Invalid {
+            file: String::new(),
+            line: None,
+            key: e.key,
+            message: e.message,
+        })
+    }
+
+    /// The resolved scenario as TOML (every default filled in), loadable again.
+    pub fn resolved_toml(&self) -> String {
+        toml::to_string(&self.raw).expect("a raw scenario always serialises")
+    }
+
+    /// Index of a policy by name.
+    pub fn policy_index(&self, name: &str) -> Option<usize> {
+        self.policies.iter().position(|p| p.name == name)
+    }
+}
+
+impl ScenarioError {
+    /// Adds the file name and, when the text is known, the line of the key.
+    fn locate(self, file: &str, text: Option<&str>) -> ScenarioError {
+        match self {
+            ScenarioError::Invalid { key, message, .. } => {
+                let line = text.and_then(|t| locate::line_of(t, &key));
+                ScenarioError::Invalid { file: file.to_string(), line, key, message }
+            }
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,487 @@
+//! The scenario file exactly as written: a serde mirror of the TOML with defaults and
+//! no logic. Every struct refuses unknown keys, so a misspelt key is an error that names
+//! it, never a silent default. [`super::validate`] turns this into a checked
+//! [`super::Scenario`]; this form is also what `run.toml` writes back (fully resolved).
+
+use serde::{Deserialize, Serialize};
+
+use super::dist::DistSpec;
+
+/// The whole file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    /// Short name, used for the default output folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// One sentence on the question this scenario answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Clock, horizon, replications and seed.
+    pub simulation: RawSimulation,
+    /// The campus cluster.
+    pub campus: RawCampus,
+    /// Other groups' load on the campus cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<RawBackground>,
+    /// The group's own jobs.
+    #[serde(default)]
+    pub workload: RawWorkload,
+    /// Cloud offers.
+    #[serde(default)]
+    pub cloud: RawCloud,
+    /// The policies to compare (default: campus-only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<RawPolicy>,
+}
+
+/// `[simulation]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSimulation {
+    /// First day simulated, `YYYY-MM-DD`.
+    pub start_date: String,
+    /// Length of the simulated period, in days; arrivals stop at the horizon and the
+    /// jobs already submitted run to completion.
+    pub horizon_days: f64,
+    /// Days at the start excluded from every metric (the queue fills up from empty).
+    #[serde(default)]
+    pub warmup_days: f64,
+    /// Independent replications per policy.
+    #[serde(default = "default_replications")]
+    pub replications: u32,
+    /// Master seed; every random stream derives from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Sequential stopping: add replications until every headline CI half-width is within
+    /// this fraction of its mean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_target: Option<f64>,
+    /// Upper bound on replications under sequential stopping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_replications: Option<u32>,
+    /// Policy that paired differences are taken against (default: the first policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_policy: Option<String>,
+}
+
+fn default_replications() -> u32 {
+    20
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// Scheduler of the campus cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerKind {
+    /// Strict first-come first-served: nothing overtakes the first waiting job.
+    Fcfs,
+    /// EASY backfilling: the first waiting job gets a reservation; later jobs may start
+    /// early if, by their walltime estimates, they do not delay it.
+    #[default]
+    EasyBackfill,
+}
+
+/// `[campus]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCampus {
+    /// Total GPUs (give either this, or `nodes` and `gpus_per_node`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<u32>,
+    /// Number of nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// GPUs per node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_per_node: Option<u32>,
+    /// GPU model, for reports.
+    #[serde(default = "default_gpu_type")]
+    pub gpu_type: String,
+    /// Memory per GPU.
+    pub vram_gb: f64,
+    /// `fcfs` or `easy-backfill`.
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// Most GPUs the group may use at once (Slurm GrpTRES); none = no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_gpu_limit: Option<u32>,
+    /// Longest a job may run; longer jobs are killed at the limit and resubmitted from
+    /// their last checkpoint. None = no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_walltime_hours: Option<f64>,
+    /// Internal charge (机时费) per GPU-hour; may be 0.
+    #[serde(default)]
+    pub price_per_gpu_hour_cny: f64,
+    /// Maintenance windows: no job runs during them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub maintenance: Vec<RawWindow>,
+}
+
+fn default_gpu_type() -> String {
+    "A100-40G".to_string()
+}
+
+/// A closed range of whole days, `start` to `end` inclusive.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWindow {
+    /// First day, `YYYY-MM-DD`.
+    pub start: String,
+    /// Last day (inclusive), `YYYY-MM-DD`.
+    pub end: String,
+}
+
+/// How overlapping seasons combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeasonOverlap {
+    /// The largest multiplier applies (the default).
+    #[default]
+    Max,
+    /// Multipliers multiply.
+    Product,
+}
+
+/// A named season of the academic calendar.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSeason {
+    /// Name, used in sweep paths (`background.seasons.final-exams.multiplier`) and charts.
+    pub name: String,
+    /// First day: `YYYY-MM-DD`, or `MM-DD` to recur every year.
+    pub start: String,
+    /// Last day (inclusive), in the same form as `start`.
+    pub end: String,
+    /// Arrival-rate multiplier during the season (1 = normal).
+    pub multiplier: f64,
+}
+
+/// `[background]`: the other groups.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBackground {
+    /// Offered load outside any season, as a fraction of campus GPU capacity. When given,
+    /// each class's arrival rate follows from its `load_share`; otherwise each class needs
+    /// `jobs_per_week`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_load: Option<f64>,
+    /// The other groups' job classes.
+    pub classes: Vec<RawJobClass>,
+    /// Seasons multiplying the other groups' arrival rates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seasons: Vec<RawSeason>,
+    /// `max` or `product`.
+    #[serde(default)]
+    pub season_overlap: SeasonOverlap,
+}
+
+/// `[workload]`: the group's own jobs.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWorkload {
+    /// Job classes of the group.
+    #[serde(default)]
+    pub classes: Vec<RawJobClass>,
+    /// Seasons multiplying the group's arrival rates (its own deadlines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seasons: Vec<RawSeason>,
+    /// `max` or `product`.
+    #[serde(default)]
+    pub season_overlap: SeasonOverlap,
+}
+
+/// What a job mostly computes: decides the cloud speed factor that applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum JobKind {
+    /// Convolutional / vision work.
+    Cv,
+    /// Transformer / NLP / LLM work.
+    #[default]
+    Transformer,
+}
+
+/// A class of jobs with its arrival rate and size distributions.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawJobClass {
+    /// Name, unique within its list.
+    pub name: String,
+    /// Arrivals per week outside any season.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs_per_week: Option<f64>,
+    /// Share of the background's offered load (background with `offered_load` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_share: Option<f64>,
+    /// GPUs per job (whole numbers).
+    #[serde(default = "one")]
+    pub gpus: DistSpec,
+    /// Runtime on one campus GPU type, in hours.
+    pub runtime_hours: DistSpec,
+    /// Memory needed per GPU.
+    #[serde(default = "zero")]
+    pub vram_gb: DistSpec,
+    /// Data that must be uploaded before a cloud run.
+    #[serde(default = "zero")]
+    pub data_gb: DistSpec,
+    /// Deadline after submission, in hours; none = no deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_hours: Option<DistSpec>,
+    /// Requested walltime ÷ true runtime (≥ 1): what the scheduler believes.
+    #[serde(default = "default_walltime_factor")]
+    pub walltime_factor: DistSpec,
+    /// `cv` or `transformer`.
+    #[serde(default)]
+    pub kind: JobKind,
+}
+
+fn one() -> DistSpec {
+    DistSpec::fixed(1.0)
+}
+fn zero() -> DistSpec {
+    DistSpec::fixed(0.0)
+}
+fn default_walltime_factor() -> DistSpec {
+    DistSpec::fixed(1.5)
+}
+
+/// `[cloud]`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCloud {
+    /// The offers.
+    #[serde(default)]
+    pub offers: Vec<RawOffer>,
+}
+
+/// How an offer is paid for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BillingMode {
+    /// Pay per GPU-hour used (按量).
+    Hourly,
+    /// A fixed number of GPUs rented for whole months, paid busy or idle (包月).
+    Monthly,
+}
+
+/// Billing granularity of an hourly offer: usage is rounded up to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Granularity {
+    /// Per second.
+    #[default]
+    Second,
+    /// Per started minute.
+    Minute,
+    /// Per started hour.
+    Hour,
+}
+
+/// Speed of an offer's GPU relative to the campus GPU, per job kind.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpeed {
+    /// CV jobs.
+    pub cv: f64,
+    /// Transformer jobs.
+    pub transformer: f64,
+}
+
+impl Default for RawSpeed {
+    fn default() -> Self {
+        RawSpeed { cv: 1.0, transformer: 1.0 }
+    }
+}
+
+/// Where a job goes when the offer it was sent to has no free GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum WhenFull {
+    /// Wait in the offer's own queue.
+    #[default]
+    Wait,
+    /// Go to (or stay in) the campus queue.
+    Campus,
+}
+
+/// One `[[cloud.offers]]` entry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOffer {
+    /// Unique name, referenced by policies.
+    pub name: String,
+    /// GPU model, for reports.
+    pub gpu_type: String,
+    /// Memory per GPU.
+    pub vram_gb: f64,
+    /// Speed relative to the campus GPU.
+    #[serde(default)]
+    pub speed: RawSpeed,
+    /// `hourly` or `monthly`.
+    pub billing: BillingMode,
+    /// Hourly offers: price per GPU-hour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_gpu_hour_cny: Option<f64>,
+    /// Monthly offers: price per GPU per 30-day month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_gpu_month_cny: Option<f64>,
+    /// Monthly offers: GPUs rented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<u32>,
+    /// Hourly offers: most GPUs the platform can give at once; none = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_gpus: Option<u32>,
+    /// `second`, `minute` or `hour`; each billing session is rounded up to it.
+    #[serde(default)]
+    pub granularity: Granularity,
+    /// Smallest charge per billing session, in minutes.
+    #[serde(default)]
+    pub minimum_charge_minutes: f64,
+    /// Time from renting to a running instance, in minutes (not billed).
+    #[serde(default = "zero")]
+    pub startup_delay_minutes: DistSpec,
+    /// Upload bandwidth in MB/s: a job's data becomes transfer time before compute.
+    /// None = data is already there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload_mb_per_s: Option<f64>,
+    /// Whether the GPU is billed while the data uploads.
+    #[serde(default = "yes")]
+    pub upload_billed: bool,
+    /// Storage price per GB-day, charged from upload until `retention_days` after the job.
+    #[serde(default)]
+    pub storage_price_per_gb_day_cny: f64,
+    /// Storage each job gets free.
+    #[serde(default)]
+    pub free_storage_gb: f64,
+    /// Days data stays (and is billed) after the job ends.
+    #[serde(default)]
+    pub retention_days: f64,
+    /// Instance interruptions per running hour (platform instability).
+    #[serde(default)]
+    pub interruption_rate_per_hour: f64,
+    /// Hours between checkpoints: an interruption loses the work since the last one.
+    #[serde(default = "default_checkpoint")]
+    pub checkpoint_interval_hours: f64,
+    /// Runtime stretch from slow storage (≥ 1): "full price for half the speed" is 2.
+    #[serde(default = "one_f64")]
+    pub io_slowdown: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+fn one_f64() -> f64 {
+    1.0
+}
+fn default_checkpoint() -> f64 {
+    1.0
+}
+
+/// The kind of a policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyKind {
+    /// Every job queues on campus.
+    CampusOnly,
+    /// Every job goes to the named offers.
+    CloudOnly,
+    /// Predict the campus wait at submission; above the threshold, go to the cloud.
+    OverflowPredicted,
+    /// Queue on campus; not started within the threshold, withdraw to the cloud.
+    OverflowTimeout,
+    /// Monthly-rented GPUs first, then campus with an overflow rule.
+    ReservedFirst,
+    /// Route by VRAM and GPU count.
+    BySize,
+    /// A job whose predicted campus completion misses its deadline goes to the cloud.
+    DeadlineAware,
+    /// The guide's plan: queue on campus, debug on a cheap offer, move the main run to
+    /// the cloud if the campus has not started it when debugging ends.
+    GuideHybrid,
+}
+
+/// A routing rule of a `by-size` policy; the first rule a job matches decides.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRule {
+    /// Matches jobs needing at most this much memory per GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_vram_gb: Option<f64>,
+    /// Matches jobs with at most this many GPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_gpus: Option<u32>,
+    /// `campus` or an offer name.
+    pub target: String,
+}
+
+/// Budget period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum BudgetPeriod {
+    /// Calendar months.
+    #[default]
+    Month,
+    /// Semesters: 1 Sep – end of Feb, and 1 Mar – 31 Aug.
+    Semester,
+    /// The whole simulated period.
+    Horizon,
+}
+
+/// A cap on variable cloud spending.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBudget {
+    /// The cap per period.
+    pub cap_cny: f64,
+    /// `month`, `semester` or `horizon`.
+    #[serde(default)]
+    pub period: BudgetPeriod,
+    /// Fractions of the cap at which an alert is recorded.
+    #[serde(default = "default_alerts")]
+    pub alerts: Vec<f64>,
+}
+
+fn default_alerts() -> Vec<f64> {
+    vec![0.5, 0.8, 1.0]
+}
+
+/// One `[[policies]]` entry. Which keys apply depends on `kind` (see docs/SCENARIOS.md);
+/// a key given to a kind that does not use it is an error.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPolicy {
+    /// Unique name, shown in tables and used in sweep paths.
+    pub name: String,
+    /// The rule.
+    pub kind: PolicyKind,
+    /// Cloud offers to use, in order of preference (the first that fits the job).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offers: Vec<String>,
+    /// Overflow threshold in hours (predicted or elapsed campus wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_hours: Option<f64>,
+    /// `reserved-first`: the monthly offer whose GPUs take jobs first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_offer: Option<String>,
+    /// `by-size`: routing rules.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RawRule>,
+    /// `guide-hybrid`: the cheap offer used for debugging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug_offer: Option<String>,
+    /// `guide-hybrid`: how long debugging takes, in hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug_hours: Option<DistSpec>,
+    /// `guide-hybrid`: the job classes treated as main runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub main_classes: Vec<String>,
+    /// What a job does when its offer is full.
+    #[serde(default)]
+    pub when_cloud_full: WhenFull,
+    /// A cap on hourly cloud spending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<RawBudget>,
+}

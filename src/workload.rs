@@ -1,0 +1,142 @@
+//! The job stream of one replication: other groups' jobs and the group's own, sorted by
+//! submission time.
+//!
+//! The stream depends only on the scenario and `(seed, replication)`, never on the
+//! policy, so every policy of a replication sees exactly the same jobs (common random
+//! numbers). Background and group jobs come from separate random streams, so changing the
+//! group's classes leaves the background untouched and vice versa.
+
+pub mod arrivals;
+pub mod calendar;
+
+use crate::rng::{Purpose, SimRng, stream};
+use crate::scenario::raw::JobKind;
+use crate::scenario::{JobClass, Scenario};
+use crate::units::{HOUR, SimTime, hours_to_secs};
+use crate::workload::calendar::Calendar;
+
+/// Longest runtime a sampled job may have (ten years).
+pub const MAX_RUNTIME_HOURS: f64 = 24.0 * 3650.0;
+
+/// Deadline value meaning "no deadline".
+pub const NO_DEADLINE: SimTime = SimTime::MAX;
+
+/// One job as submitted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    /// Submission time.
+    pub submit: SimTime,
+    /// True runtime on one campus GPU type, seconds (≥ 1).
+    pub runtime: SimTime,
+    /// Requested walltime ÷ runtime (≥ 1).
+    pub walltime_factor: f64,
+    /// GPUs.
+    pub gpus: u32,
+    /// Index of its class (in the background or the group list).
+    pub class: u16,
+    /// True for the group's own jobs (the ones policies route and metrics measure).
+    pub group: bool,
+    /// Position among the group's jobs (keys the per-job cloud random stream).
+    pub ordinal: u32,
+    /// Memory per GPU, GB.
+    pub vram_gb: f64,
+    /// Data to upload for a cloud run, GB.
+    pub data_gb: f64,
+    /// Absolute deadline, or [`NO_DEADLINE`].
+    pub deadline: SimTime,
+    /// CV or transformer.
+    pub kind: JobKind,
+}
+
+impl Job {
+    /// The walltime the scheduler is told for `work` seconds of remaining runtime,
+    /// capped at the cluster's limit.
+    pub fn walltime_request(&self, work: SimTime, max_walltime: Option<SimTime>) -> SimTime {
+        let w = (work as f64 * self.walltime_factor).ceil() as SimTime;
+        w.max(work).min(max_walltime.unwrap_or(SimTime::MAX))
+    }
+}
+
+/// All jobs of one replication, sorted by submission time (ties: background first, then
+/// in generation order).
+#[derive(Clone, Debug, Default)]
+pub struct JobStream {
+    /// The jobs.
+    pub jobs: Vec<Job>,
+}
+
+impl JobStream {
+    /// Generates the jobs of replication `replication`.
+    pub fn generate(scenario: &Scenario, replication: u64) -> JobStream {
+        let mut jobs = Vec::new();
+        let mut bg_rng = stream(scenario.seed, replication, Purpose::Background);
+        for (i, class) in scenario.background.iter().enumerate() {
+            generate_class(&mut jobs, class, i, false, &scenario.background_calendar, scenario.horizon, &mut bg_rng);
+        }
+        let mut group_rng = stream(scenario.seed, replication, Purpose::GroupWorkload);
+        for (i, class) in scenario.group.iter().enumerate() {
+            generate_class(&mut jobs, class, i, true, &scenario.group_calendar, scenario.horizon, &mut group_rng);
+        }
+        jobs.sort_by_key(|j| j.submit); // stable: keeps the documented tie order
+        let mut ordinal = 0;
+        for j in jobs.iter_mut().filter(|j| j.group) {
+            j.ordinal = ordinal;
+            ordinal += 1;
+        }
+        JobStream { jobs }
+    }
+
+    /// Builds a stream from jobs given in code (tests, traces); sorts them stably.
+    pub fn from_jobs(mut jobs: Vec<Job>) -> JobStream {
+        jobs.sort_by_key(|j| j.submit);
+        let mut ordinal = 0;
+        for j in jobs.iter_mut().filter(|j| j.group) {
+            j.ordinal = ordinal;
+            ordinal += 1;
+        }
+        JobStream { jobs }
+    }
+
+    /// Number of the group's jobs.
+    pub fn group_jobs(&self) -> usize {
+        self.jobs.iter().filter(|j| j.group).count()
+    }
+}
+
+fn generate_class(
+    out: &mut Vec<Job>,
+    class: &JobClass,
+    index: usize,
+    group: bool,
+    calendar: &Calendar,
+    horizon: SimTime,
+    rng: &mut SimRng,
+) {
+    let times = arrivals::nonhomogeneous_poisson(class.rate_per_sec, calendar, horizon, rng);
+    out.reserve(times.len());
+    for submit in times {
+        // Heavy tails are cut at ten years so clock arithmetic never overflows.
+        let runtime = hours_to_secs(class.runtime_hours.sample(rng).min(MAX_RUNTIME_HOURS), 1);
+        let gpus = class.gpus.sample(rng).round().max(1.0) as u32;
+        let walltime_factor = class.walltime_factor.sample(rng).clamp(1.0, 1000.0);
+        let vram_gb = class.vram_gb.sample(rng);
+        let data_gb = class.data_gb.sample(rng);
+        let deadline = match &class.deadline_hours {
+            Some(d) => submit.saturating_add((d.sample(rng) * HOUR as f64).round() as SimTime),
+            None => NO_DEADLINE,
+        };
+        out.push(Job {
+            submit,
+            runtime,
+            walltime_factor,
+            gpus,
+            class: index as u16,
+            group,
+            ordinal: 0,
+            vram_gb,
+            data_gb,
+            deadline,
+            kind: class.kind,
+        });
+    }
+}
