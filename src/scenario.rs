@@ -302,6 +302,27 @@ impl Scenario {
         toml::to_string(&self.raw).expect("a raw scenario always serialises")
     }
 
+    /// Replaces the master seed and the number of replications (command-line overrides);
+    /// `run.toml` records the values used.
+    pub fn with_overrides(mut self, seed: Option<u64>, replications: Option<u32>) -> Scenario {
+        if let Some(s) = seed {
+            self.seed = s;
+            self.raw.simulation.seed = s;
+        }
+        if let Some(r) = replications.filter(|&r| r > 0) {
+            self.replications = r;
+            self.raw.simulation.replications = r;
+            self.max_replications = self.max_replications.max(r);
+        }
+        self
+    }
+
+    /// A stable 64-bit hash (FNV-1a) of the resolved scenario, to tell runs apart and to
+    /// refuse resuming into results of a different scenario.
+    pub fn hash(&self) -> u64 {
+        self.resolved_toml().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    }
+
     /// Index of a policy by name.
     pub fn policy_index(&self, name: &str) -> Option<usize> {
         self.policies.iter().position(|p| p.name == name)

@@ -126,9 +126,4 @@ impl<'a> BudgetState<'a> {
     pub fn cap_day(&self) -> Option<f64> {
         self.cap_day
     }
-
-    /// Total actual spending counted against the cap in a period.
-    pub fn spent_in(&self, period: u32) -> f64 {
-        self.spent.get(&period).copied().unwrap_or(0.0)
-    }
 }

@@ -1,0 +1,78 @@
+//! Command-line arguments (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Simulate a campus GPU queue next to hourly and monthly cloud GPUs, and compare what
+/// each hybrid policy costs your group and how long its jobs wait.
+///
+/// Start with `burstsim run` (the built-in Wuhan-lab scenario), then copy
+/// scenarios/default.toml and edit it for your group.
+///
+/// Exit codes: 0 success, 1 the run failed, 2 bad input or usage.
+#[derive(Debug, Parser)]
+#[command(name = "burstsim", version, about, long_about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario's policies over Monte Carlo replications; print a table, write CSVs.
+    Run(RunArgs),
+    /// Check the engine against queueing theory (M/M/c vs Erlang C, Little's law).
+    Validate(ValidateArgs),
+}
+
+/// `burstsim run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Scenario file (TOML). Without one, the built-in default scenario runs.
+    pub scenario: Option<PathBuf>,
+    /// Replications per policy (overrides the scenario).
+    #[arg(long, short = 'n')]
+    pub replications: Option<u32>,
+    /// Master seed (overrides the scenario).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    /// Output folder (default: output/<scenario name>/).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Add replications until every headline 95% CI is within this fraction of its
+    /// mean (e.g. 0.02), up to simulation.max_replications.
+    #[arg(long)]
+    pub ci_target: Option<f64>,
+    /// No progress bar and no table; errors and warnings still go to stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Table or CSV.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text for people.
+    Table,
+    /// CSV for scripts.
+    Csv,
+}
+
+/// `burstsim validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Run the small, fast case set used by the test suite.
+    #[arg(long)]
+    pub quick: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+}

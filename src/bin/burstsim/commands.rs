@@ -1,0 +1,116 @@
+//! One function per subcommand: arguments → library calls → output.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use burstsim::experiment::{self, Summaries};
+use burstsim::output::{self, table, warnings};
+use burstsim::scenario::{Scenario, ScenarioError};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::args::{Cli, Command, Format, RunArgs, ValidateArgs};
+
+/// A bad-input error (exit code 2) that is not a scenario error.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Exit code for an error: 2 for bad input, 1 otherwise.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    let bad_input = err.chain().any(|e| e.is::<ScenarioError>() || e.is::<UsageError>());
+    if bad_input { 2 } else { 1 }
+}
+
+/// Runs a subcommand.
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run(a) => run(a),
+        Command::Validate(a) => validate(a),
+    }
+}
+
+fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(UsageError("--threads 0 is not allowed; give at least 1".into()).into());
+        }
+        b = b.num_threads(n);
+    }
+    b.build().context("could not start the worker threads")
+}
+
+fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
+    let pb = if quiet { ProgressBar::hidden() } else { ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()) };
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta} left)")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
+fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
+    Ok(match path {
+        Some(p) => Scenario::load(p)?,
+        None => Scenario::embedded_default(),
+    })
+}
+
+fn run(a: RunArgs) -> Result<ExitCode> {
+    if let Some(t) = a.ci_target {
+        if !(t.is_finite() && t > 0.0 && t < 1.0) {
+            bail!(UsageError(format!("--ci-target {t} is not allowed; give a fraction between 0 and 1, e.g. 0.02")));
+        }
+    }
+    if a.replications == Some(0) {
+        bail!(UsageError("--replications 0 is not allowed; run at least 1 (20 or more for useful intervals)".into()));
+    }
+    let scenario = load_scenario(a.scenario.as_deref())?.with_overrides(a.seed, a.replications);
+    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
+    let ci_target = a.ci_target.or(scenario.ci_target);
+    let pool = pool(a.threads)?;
+
+    let pb = progress_bar(u64::from(scenario.replications), a.quiet, "replications");
+    let done = AtomicU64::new(0);
+    let tick = || {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if pb.length().is_some_and(|l| n > l) {
+            pb.set_length(n);
+        }
+        pb.inc(1);
+    };
+    let started = Instant::now();
+    let (results, stopping) = pool.install(|| experiment::run(&scenario, ci_target, &tick));
+    pb.finish_and_clear();
+    let elapsed = started.elapsed().as_secs_f64();
+
+    let summaries = Summaries::new(&scenario, &results);
+    let warns = warnings::collect(&scenario, &results, stopping);
+    output::write_run(&out_dir, &scenario, &results, &summaries, stopping, &warns)?;
+    if !a.quiet {
+        print!("{}", table::render(&scenario, &summaries, results.replications.len()));
+        println!("\nFiles: {}/{{summary,paired,replications,timeseries,waits}}.csv and run.toml", out_dir.display());
+    }
+    for w in &warns {
+        eprintln!("burstsim: warning: {w}");
+    }
+    let n = results.replications.len();
+    eprintln!(
+        "burstsim: {} replications × {} policies in {:.1} s ({:.1} replications/s, {} threads)",
+        n,
+        scenario.policies.len(),
+        elapsed,
+        n as f64 / elapsed.max(1e-9),
+        pool.current_num_threads()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn validate(a: ValidateArgs) -> Result<ExitCode> {
+    let _ = (a.format == Format::Csv, a.quick, pool(a.threads)?);
+    bail!("validate is not wired yet")
+}

@@ -1,0 +1,24 @@
+//! `burstsim`: the command line. Parses arguments, dispatches to one function per
+//! subcommand, prints errors as `burstsim: error: …` and maps them to exit codes:
+//! 0 success, 1 the run failed, 2 bad input or usage. A closed pipe (`| head`) exits 0.
+
+mod args;
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            if err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("burstsim: error: {err:#}");
+            ExitCode::from(commands::exit_code(&err))
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Monte Carlo experiments: replications × policies in parallel, with common random
+//! numbers, folded into per-policy statistics.
+//!
+//! Replication `r` generates its job stream once from `(seed, r)` and every policy runs
+//! on that same stream (common random numbers), so differences between policies are
+//! differences in what they decide. Replications run in parallel with rayon (and the
+//! policies of one replication too); results are collected in index order and folded
+//! sequentially, so every number is identical for any thread count. Replications are
+//! processed in chunks, so memory does not grow with their number.
+
+pub mod summary;
+
+use rayon::prelude::*;
+
+use crate::engine::simulate;
+use crate::metrics::{Daily, Metric, RunMetrics};
+use crate::scenario::Scenario;
+use crate::stats::summarize;
+use crate::workload::JobStream;
+
+pub use summary::{PairedRow, SummaryRow, Summaries};
+
+/// Replications folded per parallel chunk (bounds memory; does not affect results).
+const CHUNK: usize = 64;
+
+/// Upper edges (hours) of the wait histogram kept for CDF charts: 0, then 1 minute to
+/// 60 days on a log scale (48 bins per decade).
+pub fn wait_bin_edges() -> Vec<f64> {
+    let mut v = vec![0.0];
+    let (lo, hi): (f64, f64) = (1.0 / 60.0, 24.0 * 60.0);
+    let n = (48.0 * (hi / lo).log10()).ceil() as usize;
+    for i in 0..=n {
+        v.push(lo * 10f64.powf(i as f64 / 48.0));
+    }
+    v.push(f64::INFINITY);
+    v
+}
+
+/// Everything kept of one policy across replications.
+#[derive(Clone, Debug, Default)]
+pub struct PolicyResults {
+    /// Per replication (in order), one value per [`Metric::ALL`].
+    pub values: Vec<Vec<f64>>,
+    /// Per replication: looked unstable?
+    pub unstable: Vec<bool>,
+    /// Sums of the daily series over replications (divide by the count for means).
+    pub daily_sum: Daily,
+    /// Counts of measured waits per bin of [`wait_bin_edges`], over all replications.
+    pub wait_hist: Vec<u64>,
+}
+
+/// The results of an experiment.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// Replication indices, in order.
+    pub replications: Vec<u64>,
+    /// One entry per scenario policy.
+    pub policies: Vec<PolicyResults>,
+}
+
+/// Why the replications stopped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stopping {
+    /// The fixed number of replications ran.
+    Fixed,
+    /// Every headline CI reached the target relative half-width.
+    TargetReached {
+        /// The target.
+        target: f64,
+    },
+    /// The maximum number of replications ran before the target was reached.
+    MaximumReached {
+        /// The target.
+        target: f64,
+        /// The worst relative half-width left.
+        worst: f64,
+    },
+}
+
+impl Results {
+    /// Empty results for a scenario.
+    pub fn new(scenario: &Scenario) -> Results {
+        let days = scenario.horizon.div_ceil(crate::units::DAY) as usize;
+        let bins = wait_bin_edges().len();
+        let empty = PolicyResults {
+            values: Vec::new(),
+            unstable: Vec::new(),
+            daily_sum: Daily {
+                campus_queue_gpus: vec![0.0; days],
+                campus_busy_gpus: vec![0.0; days],
+                cloud_busy_gpus: vec![0.0; days],
+                cost_cny: vec![0.0; days],
+            },
+            wait_hist: vec![0; bins],
+        };
+        Results { replications: Vec::new(), policies: vec![empty; scenario.policies.len()] }
+    }
+
+    /// Folds one replication's per-policy metrics in (call in replication order).
+    pub fn push(&mut self, replication: u64, per_policy: Vec<RunMetrics>) {
+        let edges = wait_bin_edges();
+        self.replications.push(replication);
+        for (pr, m) in self.policies.iter_mut().zip(per_policy) {
+            let add = |acc: &mut Vec<f64>, v: &[f64]| acc.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+            add(&mut pr.daily_sum.campus_queue_gpus, &m.daily.campus_queue_gpus);
+            add(&mut pr.daily_sum.campus_busy_gpus, &m.daily.campus_busy_gpus);
+            add(&mut pr.daily_sum.cloud_busy_gpus, &m.daily.cloud_busy_gpus);
+            add(&mut pr.daily_sum.cost_cny, &m.daily.cost_cny);
+            for w in &m.waits_h {
+                let bin = edges.partition_point(|&e| e < *w);
+                pr.wait_hist[bin.min(edges.len() - 1)] += 1;
+            }
+            pr.values.push(m.values);
+            pr.unstable.push(m.unstable);
+        }
+    }
+
+    /// The values of one metric of one policy, in replication order.
+    pub fn column(&self, policy: usize, metric: Metric) -> Vec<f64> {
+        self.policies[policy].values.iter().map(|v| v[metric.index()]).collect()
+    }
+
+    /// The worst relative CI half-width over headline metrics and policies (metrics that
+    /// are undefined everywhere, or constant, do not count).
+    pub fn worst_relative_half_width(&self) -> f64 {
+        let mut worst: f64 = 0.0;
+        for p in 0..self.policies.len() {
+            for m in Metric::HEADLINE {
+                let s = summarize(&self.column(p, m));
+                if s.n >= 2 && s.half_width.is_finite() {
+                    let rel = s.relative_half_width();
+                    worst = worst.max(if rel.is_finite() { rel } else { f64::INFINITY });
+                }
+            }
+        }
+        worst
+    }
+}
+
+/// Runs every policy of one replication (the job stream is generated once: CRN).
+pub fn run_replication(scenario: &Scenario, replication: u64) -> Vec<RunMetrics> {
+    let jobs = JobStream::generate(scenario, replication);
+    (0..scenario.policies.len()).into_par_iter().map(|p| simulate(scenario, &jobs, p, replication).metrics).collect()
+}
+
+/// Runs the given replications (in parallel, in chunks) and folds them into `results`
+/// in order. `progress` is called once per finished replication.
+pub fn run_into(scenario: &Scenario, replications: &[u64], results: &mut Results, progress: &(dyn Fn() + Sync)) {
+    for chunk in replications.chunks(CHUNK) {
+        let done: Vec<Vec<RunMetrics>> = chunk
+            .par_iter()
+            .map(|&r| {
+                let m = run_replication(scenario, r);
+                progress();
+                m
+            })
+            .collect();
+        for (&r, m) in chunk.iter().zip(done) {
+            results.push(r, m);
+        }
+    }
+}
+
+/// Runs a scenario: its fixed number of replications, or with `ci_target` in batches until
+/// every headline metric's 95% CI half-width is within the target fraction of its mean
+/// (or `max_replications` ran).
+pub fn run(scenario: &Scenario, ci_target: Option<f64>, progress: &(dyn Fn() + Sync)) -> (Results, Stopping) {
+    let mut results = Results::new(scenario);
+    let first: Vec<u64> = (0..u64::from(scenario.replications)).collect();
+    run_into(scenario, &first, &mut results, progress);
+    let Some(target) = ci_target else { return (results, Stopping::Fixed) };
+    let max = u64::from(scenario.max_replications);
+    loop {
+        let worst = results.worst_relative_half_width();
+        if worst <= target {
+            return (results, Stopping::TargetReached { target });
+        }
+        let have = results.replications.len() as u64;
+        if have >= max {
+            return (results, Stopping::MaximumReached { target, worst });
+        }
+        // Next batch: half again as many (at least 2, at most the remaining budget).
+        let batch = (have / 2).max(2).min(max - have);
+        let next: Vec<u64> = (have..have + batch).collect();
+        run_into(scenario, &next, &mut results, progress);
+    }
+}

@@ -1,0 +1,78 @@
+//! From per-replication values to the tables users read: per policy and metric the mean,
+//! standard deviation and 95% CI; and paired differences against the baseline policy
+//! (replication by replication, so common random numbers cancel the shared noise).
+
+use super::Results;
+use crate::metrics::Metric;
+use crate::scenario::Scenario;
+use crate::stats::{Summary, summarize};
+
+/// One row of `summary.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    /// Policy name.
+    pub policy: String,
+    /// The metric.
+    pub metric: Metric,
+    /// Mean, spread and CI over replications.
+    pub summary: Summary,
+    /// Replications in which the scenario looked unstable under this policy.
+    pub unstable_replications: usize,
+}
+
+/// One row of `paired.csv`: policy minus baseline, per replication, summarised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairedRow {
+    /// Policy name.
+    pub policy: String,
+    /// Baseline policy name.
+    pub baseline: String,
+    /// The metric.
+    pub metric: Metric,
+    /// Summary of the differences.
+    pub summary: Summary,
+}
+
+/// All summaries of an experiment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summaries {
+    /// Policy × metric.
+    pub rows: Vec<SummaryRow>,
+    /// Policy × metric against the baseline.
+    pub paired: Vec<PairedRow>,
+}
+
+impl Summaries {
+    /// Summarises results.
+    pub fn new(scenario: &Scenario, results: &Results) -> Summaries {
+        let mut rows = Vec::new();
+        let mut paired = Vec::new();
+        let b = scenario.baseline;
+        for (p, policy) in scenario.policies.iter().enumerate() {
+            let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
+            for m in Metric::ALL {
+                let col = results.column(p, m);
+                rows.push(SummaryRow { policy: policy.name.clone(), metric: m, summary: summarize(&col), unstable_replications: unstable });
+                let base = results.column(b, m);
+                let diffs: Vec<f64> = col.iter().zip(&base).map(|(x, y)| x - y).collect();
+                paired.push(PairedRow {
+                    policy: policy.name.clone(),
+                    baseline: scenario.policies[b].name.clone(),
+                    metric: m,
+                    summary: summarize(&diffs),
+                });
+            }
+        }
+        Summaries { rows, paired }
+    }
+
+    /// The summary of one policy's metric.
+    pub fn get(&self, policy: &str, metric: Metric) -> Option<&SummaryRow> {
+        self.rows.iter().find(|r| r.policy == policy && r.metric == metric)
+    }
+
+    /// The paired difference of one policy's metric.
+    pub fn paired(&self, policy: &str, metric: Metric) -> Option<&PairedRow> {
+        self.paired.iter().find(|r| r.policy == policy && r.metric == metric)
+    }
+}

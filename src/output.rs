@@ -1,0 +1,117 @@
+//! Output files: the CSV contract of DESIGN.md, the run manifest, the terminal table and
+//! warnings. Every file is produced as bytes by a pure function and written atomically
+//! (temporary file in the same folder, flushed, then renamed), so an interrupted run never
+//! leaves a half-written file under a final name.
+
+pub mod csv;
+pub mod table;
+pub mod warnings;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::experiment::{Results, Stopping, Summaries};
+use crate::scenario::Scenario;
+
+/// Writes `bytes` to `path` atomically: a temporary sibling is written and synced, then
+/// renamed over the target.
+///
+/// # Errors
+/// Any I/O error, with the path in the message.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let tmp: PathBuf = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(|e| std::io::Error::new(e.kind(), format!("could not write '{}': {e}", path.display())))
+}
+
+/// The files of a finished run, written atomically into `dir` (created if needed).
+///
+/// # Errors
+/// I/O errors, naming the file.
+pub fn write_run(
+    dir: &Path,
+    scenario: &Scenario,
+    results: &Results,
+    summaries: &Summaries,
+    stopping: Stopping,
+    warnings: &[warnings::Warning],
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", dir.display())))?;
+    atomic_write(&dir.join("summary.csv"), &csv::summary_csv(summaries))?;
+    atomic_write(&dir.join("paired.csv"), &csv::paired_csv(summaries))?;
+    atomic_write(&dir.join("replications.csv"), &csv::replications_csv(scenario, results))?;
+    atomic_write(&dir.join("timeseries.csv"), &csv::timeseries_csv(scenario, results))?;
+    atomic_write(&dir.join("waits.csv"), &csv::waits_csv(scenario, results))?;
+    atomic_write(&dir.join("run.toml"), run_manifest(scenario, results, stopping, warnings).as_bytes())
+}
+
+/// `run.toml`: the resolved scenario (loadable again, with the seed and replication count
+/// used) preceded by comment lines with the version, the scenario hash, how the
+/// replications stopped and the warnings.
+pub fn run_manifest(scenario: &Scenario, results: &Results, stopping: Stopping, warnings: &[warnings::Warning]) -> String {
+    let mut raw = scenario.raw.clone();
+    raw.simulation.replications = results.replications.len() as u32;
+    let mut out = String::new();
+    out.push_str(&format!("# burstsim {} run manifest\n", env!("CARGO_PKG_VERSION")));
+    out.push_str(&format!("# scenario: {} (hash {:016x})\n", scenario.name, scenario.hash()));
+    out.push_str(&format!("# seed: {}; replications: {}\n", scenario.seed, results.replications.len()));
+    let stop = match stopping {
+        Stopping::Fixed => "fixed number of replications".to_string(),
+        Stopping::TargetReached { target } => format!("every headline CI within ±{:.1}% of its mean", target * 100.0),
+        Stopping::MaximumReached { target, worst } => {
+            format!("maximum reached before ±{:.1}% (worst ±{:.1}%)", target * 100.0, worst * 100.0)
+        }
+    };
+    out.push_str(&format!("# stopping: {stop}\n"));
+    for w in warnings {
+        out.push_str(&format!("# warning: {w}\n"));
+    }
+    out.push_str("# The rest is the fully resolved scenario; `burstsim run run.toml` repeats this run.\n\n");
+    out.push_str(&toml::to_string(&raw).expect("a raw scenario always serialises"));
+    out
+}
+
+/// Formats a number for CSV: shortest round-trip text, empty for NaN, `0` for −0.
+pub fn num(v: f64) -> String {
+    if v.is_nan() {
+        String::new()
+    } else if v == 0.0 {
+        "0".to_string()
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_the_file_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.csv");
+        atomic_write(&p, b"one").unwrap();
+        atomic_write(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn numbers_are_plain_and_nan_is_empty() {
+        assert_eq!(num(f64::NAN), "");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(1.5), "1.5");
+        assert_eq!(num(1e-7), "0.0000001");
+    }
+}

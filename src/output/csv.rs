@@ -1,0 +1,131 @@
+//! The CSV files of a run, as bytes (pure functions; the caller writes them atomically).
+//! Column names are a stable contract (DESIGN.md): add columns, never rename or drop.
+
+use super::num;
+use crate::date::Date;
+use crate::experiment::{Results, Summaries, wait_bin_edges};
+use crate::metrics::Metric;
+use crate::scenario::Scenario;
+
+fn writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new())
+}
+
+fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+    w.into_inner().expect("writing to memory cannot fail")
+}
+
+/// `summary.csv`: policy × metric.
+pub fn summary_csv(s: &Summaries) -> Vec<u8> {
+    let mut w = writer();
+    w.write_record(["policy", "metric", "unit", "mean", "ci95_low", "ci95_high", "std_dev", "replications", "unstable_replications"])
+        .expect("in memory");
+    for r in &s.rows {
+        let x = &r.summary;
+        w.write_record([
+            r.policy.clone(),
+            r.metric.name().into(),
+            r.metric.unit().into(),
+            num(x.mean),
+            num(x.low()),
+            num(x.high()),
+            num(x.std_dev),
+            x.n.to_string(),
+            r.unstable_replications.to_string(),
+        ])
+        .expect("in memory");
+    }
+    finish(w)
+}
+
+/// `paired.csv`: policy − baseline, per metric.
+pub fn paired_csv(s: &Summaries) -> Vec<u8> {
+    let mut w = writer();
+    w.write_record(["policy", "baseline", "metric", "unit", "mean_diff", "ci95_low", "ci95_high", "std_dev", "replications"])
+        .expect("in memory");
+    for r in &s.paired {
+        let x = &r.summary;
+        w.write_record([
+            r.policy.clone(),
+            r.baseline.clone(),
+            r.metric.name().into(),
+            r.metric.unit().into(),
+            num(x.mean),
+            num(x.low()),
+            num(x.high()),
+            num(x.std_dev),
+            x.n.to_string(),
+        ])
+        .expect("in memory");
+    }
+    finish(w)
+}
+
+/// `replications.csv`: policy × replication, one column per metric.
+pub fn replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
+    let mut w = writer();
+    let mut header = vec!["policy".to_string(), "replication".into(), "seed".into()];
+    header.extend(Metric::ALL.iter().map(|m| m.name().to_string()));
+    header.push("unstable".into());
+    w.write_record(&header).expect("in memory");
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        let pr = &results.policies[p];
+        for (i, &r) in results.replications.iter().enumerate() {
+            let mut row = vec![policy.name.clone(), r.to_string(), scenario.seed.to_string()];
+            row.extend(pr.values[i].iter().map(|&v| num(v)));
+            row.push(pr.unstable[i].to_string());
+            w.write_record(&row).expect("in memory");
+        }
+    }
+    finish(w)
+}
+
+/// `timeseries.csv`: policy × day, means over replications.
+pub fn timeseries_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
+    let mut w = writer();
+    w.write_record(["policy", "day", "date", "campus_queue_gpus", "campus_busy_gpus", "cloud_busy_gpus", "cost_cny"])
+        .expect("in memory");
+    let n = results.replications.len().max(1) as f64;
+    let start: Date = scenario.start_date;
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        let d = &results.policies[p].daily_sum;
+        for day in 0..d.campus_queue_gpus.len() {
+            w.write_record([
+                policy.name.clone(),
+                day.to_string(),
+                start.add_days(day as i64).to_string(),
+                num(d.campus_queue_gpus[day] / n),
+                num(d.campus_busy_gpus[day] / n),
+                num(d.cloud_busy_gpus[day] / n),
+                num(d.cost_cny[day] / n),
+            ])
+            .expect("in memory");
+        }
+    }
+    finish(w)
+}
+
+/// `waits.csv`: the distribution of the group's waits per policy, pooled over
+/// replications, as a cumulative share at each bin's upper edge (for CDF charts).
+pub fn waits_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
+    let mut w = writer();
+    w.write_record(["policy", "wait_h_at_most", "jobs", "cumulative_share"]).expect("in memory");
+    let edges = wait_bin_edges();
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        let hist = &results.policies[p].wait_hist;
+        let total: u64 = hist.iter().sum();
+        let mut acc = 0;
+        for (edge, &count) in edges.iter().zip(hist) {
+            acc += count;
+            if count == 0 && acc != total && acc != 0 {
+                continue;
+            }
+            if !edge.is_finite() {
+                continue;
+            }
+            let share = if total == 0 { f64::NAN } else { acc as f64 / total as f64 };
+            w.write_record([policy.name.clone(), num(*edge), count.to_string(), num(share)]).expect("in memory");
+        }
+    }
+    finish(w)
+}

@@ -1,0 +1,135 @@
+//! The terminal table: policies as rows, every figure as `mean ± 95% CI half-width`, then
+//! the paired differences against the baseline in words.
+
+use crate::experiment::Summaries;
+use crate::metrics::Metric;
+use crate::scenario::Scenario;
+use crate::stats::Summary;
+
+/// Groups thousands: 1234567 → "1,234,567".
+fn thousands(v: f64) -> String {
+    let neg = v < 0.0;
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if neg { format!("-{out}") } else { out }
+}
+
+/// A figure with its CI: `12.3 ± 0.4`, scaled and with the given decimals.
+fn pm(s: &Summary, scale: f64, decimals: usize) -> String {
+    if s.n == 0 || s.mean.is_nan() {
+        return "–".into();
+    }
+    if s.half_width.is_nan() {
+        return format!("{:.*}", decimals, s.mean * scale);
+    }
+    format!("{:.*} ± {:.*}", decimals, s.mean * scale, decimals, s.half_width * scale)
+}
+
+fn money(s: &Summary) -> String {
+    if s.n == 0 || s.mean.is_nan() {
+        return "–".into();
+    }
+    if s.half_width.is_nan() {
+        return thousands(s.mean);
+    }
+    format!("{} ± {}", thousands(s.mean), thousands(s.half_width))
+}
+
+fn signed_money(s: &Summary) -> String {
+    let sign = if s.mean >= 0.0 { "+" } else { "−" };
+    let hw = if s.half_width.is_nan() { String::new() } else { format!(" ± {}", thousands(s.half_width)) };
+    format!("{sign}¥{}{hw}", thousands(s.mean.abs()))
+}
+
+fn signed_hours(s: &Summary) -> String {
+    let sign = if s.mean >= 0.0 { "+" } else { "−" };
+    let hw = if s.half_width.is_nan() { String::new() } else { format!(" ± {:.2}", s.half_width) };
+    format!("{sign}{:.2}{hw} h", s.mean.abs())
+}
+
+/// The whole table as text.
+pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
+    let header = ["policy", "total cost (CNY)", "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
+    let mut rows: Vec<[String; 7]> = Vec::new();
+    for p in &scenario.policies {
+        let g = |m: Metric| s.get(&p.name, m).map(|r| r.summary).expect("every policy is summarised");
+        let unstable = s.get(&p.name, Metric::TotalCost).map_or(0, |r| r.unstable_replications);
+        rows.push([
+            p.name.clone(),
+            money(&g(Metric::TotalCost)),
+            pm(&g(Metric::WaitMean), 1.0, 2),
+            pm(&g(Metric::WaitP95), 1.0, 2),
+            pm(&g(Metric::DeadlineMissRate), 100.0, 1),
+            pm(&g(Metric::CloudJobShare), 100.0, 1),
+            if unstable > 0 { format!("UNSTABLE in {unstable}/{replications}") } else { String::new() },
+        ]);
+    }
+    let mut widths = header.map(|h| h.chars().count());
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut out = String::new();
+        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
+            let pad = w - c.chars().count();
+            if i == 0 {
+                out.push_str(c);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str("  ");
+                out.push_str(&" ".repeat(pad));
+                out.push_str(c);
+            }
+        }
+        out.trim_end().to_string() + "\n"
+    };
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{}: {} replications per policy; mean ± 95% CI half-width\n\n",
+        scenario.name, replications
+    ));
+    out.push_str(&line(&header.map(String::from)));
+    out.push_str(&line(&widths.map(|w| "─".repeat(w))));
+    for r in &rows {
+        out.push_str(&line(r));
+    }
+    let base = &scenario.policies[scenario.baseline].name;
+    let mut paired = String::new();
+    for p in &scenario.policies {
+        if &p.name == base {
+            continue;
+        }
+        let d = |m: Metric| s.paired(&p.name, m).map(|r| r.summary).expect("every policy is paired");
+        paired.push_str(&format!(
+            "  {}: cost {}, mean wait {}, p95 wait {}\n",
+            p.name,
+            signed_money(&d(Metric::TotalCost)),
+            signed_hours(&d(Metric::WaitMean)),
+            signed_hours(&d(Metric::WaitP95)),
+        ));
+    }
+    if !paired.is_empty() {
+        out.push_str(&format!("\nPaired differences against '{base}' (same simulated years):\n{paired}"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(1234567.4), "1,234,567");
+        assert_eq!(thousands(-999.0), "-999");
+        assert_eq!(thousands(0.0), "0");
+    }
+}

@@ -1,0 +1,97 @@
+//! Warnings are values: each says what is wrong and what to do. They are printed on
+//! stderr (`burstsim: warning: …`) and written into `run.toml`.
+
+use std::fmt;
+
+/// Something the user should know about the numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Warning {
+    /// Too few replications for a confidence interval to mean much.
+    FewReplications {
+        /// How many ran.
+        replications: usize,
+    },
+    /// The campus was overloaded or its queue still growing at the horizon.
+    Unstable {
+        /// Policy.
+        policy: String,
+        /// Replications affected.
+        replications: usize,
+        /// Out of.
+        of: usize,
+        /// Mean offered load.
+        offered_load: f64,
+    },
+    /// Sequential stopping hit the maximum before the target.
+    TargetNotReached {
+        /// Target relative half-width.
+        target: f64,
+        /// Worst relative half-width reached.
+        worst: f64,
+        /// Replications run.
+        replications: usize,
+    },
+    /// A percentile rests on few jobs.
+    FewJobs {
+        /// Policy.
+        policy: String,
+        /// Mean measured jobs per replication.
+        jobs: f64,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::FewReplications { replications } => write!(
+                f,
+                "only {replications} replication(s): confidence intervals need at least 5 to mean much; use --replications 20 or more"
+            ),
+            Warning::Unstable { policy, replications, of, offered_load } => write!(
+                f,
+                "policy '{policy}': the campus is unstable in {replications} of {of} replications (mean offered load {offered_load:.2}; \
+                 at ≥ 1 or with a backlog still growing at the horizon the queue has no steady state, so its averages depend on the horizon); \
+                 lower the background load or season multipliers, add GPUs, or read the waits as 'unbounded'"
+            ),
+            Warning::TargetNotReached { target, worst, replications } => write!(
+                f,
+                "stopped at the maximum of {replications} replications before every headline CI reached ±{:.1}% (worst ±{:.1}%); raise simulation.max_replications",
+                target * 100.0,
+                worst * 100.0
+            ),
+            Warning::FewJobs { policy, jobs } => write!(
+                f,
+                "policy '{policy}': only {jobs:.0} group jobs per replication on average; p95 and p99 waits rest on very few jobs"
+            ),
+        }
+    }
+}
+
+/// The warnings a finished experiment deserves.
+pub fn collect(
+    scenario: &crate::scenario::Scenario,
+    results: &crate::experiment::Results,
+    stopping: crate::experiment::Stopping,
+) -> Vec<Warning> {
+    use crate::metrics::Metric;
+    let mut out = Vec::new();
+    let n = results.replications.len();
+    if n < 5 {
+        out.push(Warning::FewReplications { replications: n });
+    }
+    if let crate::experiment::Stopping::MaximumReached { target, worst } = stopping {
+        out.push(Warning::TargetNotReached { target, worst, replications: n });
+    }
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
+        if unstable > 0 {
+            let load = crate::stats::summarize(&results.column(p, Metric::CampusOfferedLoad)).mean;
+            out.push(Warning::Unstable { policy: policy.name.clone(), replications: unstable, of: n, offered_load: load });
+        }
+        let jobs = crate::stats::summarize(&results.column(p, Metric::JobsCompleted)).mean;
+        if jobs < 100.0 {
+            out.push(Warning::FewJobs { policy: policy.name.clone(), jobs });
+        }
+    }
+    out
+}
