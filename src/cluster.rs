@@ -282,13 +282,17 @@ impl Cluster {
         if q.gpus > self.free || self.maintenance_blocks(now, q.walltime) {
             return None;
         }
+        // A group job must leave the group quota a group head needs, even if it ends
+        // before the shadow time: while it runs the head would be held by the group limit
+        // and lose its place to later jobs (found by the reservation property test).
+        if r.group && q.group && self.group_used + q.gpus + r.gpus > self.group_limit {
+            return None;
+        }
         if now.saturating_add(q.walltime) <= r.shadow {
             return Some(false);
         }
-        // Ends after the shadow: must fit in the extra GPUs, and must not use group quota
-        // the (group) head will need.
-        let quota_ok = !(r.group && q.group) || self.group_used + q.gpus + r.gpus <= self.group_limit;
-        (q.gpus <= r.extra && quota_ok).then_some(true)
+        // Ends after the shadow: must fit in the extra GPUs.
+        (q.gpus <= r.extra).then_some(true)
     }
 
     /// Starts whatever the scheduler allows at `now`; appends started jobs to `started`.

@@ -381,7 +381,7 @@ fn default_checkpoint() -> f64 {
 }
 
 /// The kind of a policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PolicyKind {
     /// Every job queues on campus.
