@@ -431,18 +431,38 @@ impl Cluster {
 
     /// Predicted start of a new job with `gpus` and `walltime` if it were submitted now,
     /// from the scheduler's own view, as `squeue --start` gives it: running jobs end at
-    /// their walltime requests and waiting jobs start in queue order. Backfilling, holds
-    /// by the group limit and maintenance are ignored, so this is a planning estimate.
+    /// their walltime requests, waiting jobs start in queue order, and no job overlaps a
+    /// maintenance window. Backfilling and holds by the group limit are ignored, so this is
+    /// a planning estimate.
     pub fn predict_start(&self, now: SimTime, gpus: u32, walltime: SimTime) -> SimTime {
         let mut ends: BinaryHeap<Reverse<(SimTime, u32)>> =
             self.running.iter().map(|&(e, _, g)| Reverse((e, g))).collect();
         let mut free = self.free;
         let mut t = now;
+        let maintenance = &self.maintenance;
         let mut place = |g: u32, w: SimTime, ends: &mut BinaryHeap<Reverse<(SimTime, u32)>>| -> SimTime {
-            while free < g {
-                let Some(Reverse((e, freed))) = ends.pop() else { break };
-                t = t.max(e);
-                free += freed;
+            loop {
+                while free < g {
+                    let Some(Reverse((e, freed))) = ends.pop() else { break };
+                    t = t.max(e);
+                    free += freed;
+                }
+                // A job may not overlap a maintenance window: it waits for the window's
+                // end, by which time every job started before it has ended.
+                let i = maintenance.partition_point(|&(_, end)| end <= t);
+                match maintenance.get(i) {
+                    Some(&(start, end)) if start <= t || t.saturating_add(w) > start => {
+                        t = end;
+                        while let Some(&Reverse((e, freed))) = ends.peek() {
+                            if e > t {
+                                break;
+                            }
+                            ends.pop();
+                            free += freed;
+                        }
+                    }
+                    _ => break,
+                }
             }
             let start = t;
             free = free.saturating_sub(g);
