@@ -43,7 +43,11 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 }
 
 fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
-    let pb = if quiet { ProgressBar::hidden() } else { ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()) };
+    let pb = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
+    };
     pb.set_style(
         ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta} left)")
             .expect("valid template")

@@ -1,0 +1,94 @@
+//! The command line: exit codes, files, error text, determinism across thread counts.
+
+use assert_cmd::Command;
+
+fn burstsim() -> Command {
+    Command::cargo_bin("burstsim").expect("binary built")
+}
+
+fn run_to(dir: &std::path::Path, threads: &str) -> std::process::Output {
+    burstsim()
+        .args(["run", "tests/fixtures/tiny.toml", "--replications", "2", "--quiet", "--threads", threads, "--out"])
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn run_writes_every_contract_file_and_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_to(dir.path(), "2");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["summary.csv", "paired.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"] {
+        assert!(dir.path().join(f).metadata().unwrap().len() > 0, "{f}");
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains(".tmp")).collect();
+    assert!(leftovers.is_empty(), "no temporary files remain");
+}
+
+#[test]
+fn csv_bytes_are_identical_for_one_and_two_threads() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    assert!(run_to(a.path(), "1").status.success());
+    assert!(run_to(b.path(), "2").status.success());
+    for f in ["summary.csv", "paired.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"] {
+        assert_eq!(std::fs::read(a.path().join(f)).unwrap(), std::fs::read(b.path().join(f)).unwrap(), "{f} differs");
+    }
+}
+
+#[test]
+fn run_prints_a_table_with_every_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = burstsim().args(["run", "tests/fixtures/tiny.toml", "-n", "2", "--out"]).arg(dir.path()).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for p in ["campus-only", "cloud-only", "overflow-2h", "timeout-4h", "reserved", "by-size", "deadline", "guide", "capped"] {
+        assert!(text.contains(p), "table lacks {p}:\n{text}");
+    }
+    assert!(text.contains("±") && text.contains("Paired differences"));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("warning: only 2 replication"), "few replications are warned about: {err}");
+    assert!(err.contains("replications/s"), "a one-line timing summary: {err}");
+}
+
+#[test]
+fn a_bad_scenario_exits_2_naming_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap().replace("jobs_per_week = 30", "jobs_per_week = -30");
+    std::fs::write(&bad, text).unwrap();
+    let out = burstsim().args(["run"]).arg(&bad).args(["--out"]).arg(dir.path().join("o")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("bad.toml:") && err.contains("workload.classes[0].jobs_per_week") && err.contains("≥ 0"), "{err}");
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn a_misspelt_key_exits_2_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("typo.toml");
+    let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap().replace("horizon_days", "horizon_dayz");
+    std::fs::write(&bad, text).unwrap();
+    let out = burstsim().arg("run").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("horizon_dayz"));
+}
+
+#[test]
+fn a_missing_file_and_bad_flags_exit_2() {
+    let out = burstsim().args(["run", "no/such/file.toml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.toml"));
+    assert_eq!(burstsim().args(["run", "--threads", "0"]).output().unwrap().status.code(), Some(2));
+    assert_eq!(burstsim().args(["run", "--ci-target", "2"]).output().unwrap().status.code(), Some(2));
+    assert_eq!(burstsim().args(["frobnicate"]).output().unwrap().status.code(), Some(2));
+}
+
+#[test]
+fn help_explains_the_commands() {
+    let out = burstsim().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("run") && text.contains("validate") && text.contains("Exit codes"));
+}
