@@ -13,8 +13,9 @@ use crate::scenario::raw::BillingMode;
 use crate::units::{HOUR, MINUTE, SimTime};
 use crate::workload::Job;
 
-/// Largest number of interruptions simulated for one run; validation keeps the expected
-/// count far below it, so reaching it means the offer is unusable and the run just ends.
+/// Largest number of interruptions simulated for one run. Validation keeps interruptions
+/// per checkpoint interval at most 3, so this is reached only by extremely long runs; the
+/// run then completes without further interruptions.
 const MAX_INTERRUPTIONS: u32 = 10_000;
 
 /// One offer's live state.
@@ -57,8 +58,9 @@ pub struct CloudRun {
     pub interruptions: u32,
 }
 
-fn minutes(m: f64) -> SimTime {
-    (m * MINUTE as f64).round().max(0.0) as SimTime
+/// A sampled delay in minutes as clock seconds, capped at 30 days (heavy tails).
+pub(crate) fn minutes(m: f64) -> SimTime {
+    (m.min(30.0 * 24.0 * 60.0) * MINUTE as f64).round().max(0.0) as SimTime
 }
 
 /// Compute seconds on the offer for `work` seconds of campus runtime.

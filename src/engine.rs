@@ -373,28 +373,37 @@ impl<'a, O: Observer> World<'a, O> {
         }
     }
 
-    /// Sends a job to an offer: starts it if there is room, else waits in the offer's line
-    /// or goes to the campus, as the policy says.
+    /// Sends a job to an offer: starts it if there is room and nobody is waiting ahead of
+    /// it, else it waits in the offer's line (first come, first served), or goes to the
+    /// campus if the policy says so and the campus can take it.
     pub(crate) fn send_to_cloud(&mut self, j: u32, offer: usize, committed: Option<(u32, f64)>) {
         let gpus = self.jobs[j as usize].gpus;
-        if self.offers[offer].has_room(gpus) {
+        let o = &self.offers[offer];
+        if o.waiting.is_empty() && o.has_room(gpus) {
             self.launch(j, offer, committed);
-        } else {
-            match self.policy.when_full {
-                crate::scenario::raw::WhenFull::Wait => {
-                    self.st[j as usize].status = Status::CloudQueued;
-                    self.offers[offer].waiting.push_back(j);
-                    if let Some((p, c)) = committed {
-                        self.budget.park(j, p, c);
-                    }
-                }
-                crate::scenario::raw::WhenFull::Campus => {
-                    if let Some((p, c)) = committed {
-                        self.budget.release(p, c);
-                    }
-                    self.to_campus(j);
-                }
+        } else if self.policy.when_full == crate::scenario::raw::WhenFull::Campus && self.fits_campus(j) {
+            if let Some((p, c)) = committed {
+                self.budget.release(p, c);
             }
+            self.to_campus(j);
+        } else {
+            self.st[j as usize].status = Status::CloudQueued;
+            self.offers[offer].waiting.push_back(j);
+            if let Some((p, c)) = committed {
+                self.budget.park(j, p, c);
+            }
+        }
+    }
+
+    /// Starts whoever waits for an offer, in order, while there is room.
+    fn serve_offer_line(&mut self, offer: usize) {
+        while let Some(&next) = self.offers[offer].waiting.front() {
+            if !self.offers[offer].has_room(self.jobs[next as usize].gpus) {
+                break;
+            }
+            self.offers[offer].waiting.pop_front();
+            let committed = self.budget.unpark(next);
+            self.launch(next, offer, committed);
         }
     }
 
@@ -436,21 +445,18 @@ impl<'a, O: Observer> World<'a, O> {
         }
         self.st[j as usize].remaining = 0;
         self.complete(j);
-        // Start whoever waits for this offer, in order.
-        while let Some(&next) = self.offers[f.offer].waiting.front() {
-            if !self.offers[f.offer].has_room(self.jobs[next as usize].gpus) {
-                break;
-            }
-            self.offers[f.offer].waiting.pop_front();
-            let committed = self.budget.unpark(next);
-            self.launch(next, f.offer, committed);
-        }
+        self.serve_offer_line(f.offer);
     }
 
-    /// Occupies one GPU of an offer for debugging (guide-hybrid) and returns its charge.
-    pub(crate) fn occupy_debug(&mut self, offer: usize, delta: i32) {
-        let o = &mut self.offers[offer];
-        o.busy = (o.busy as i64 + i64::from(delta)) as u32;
+    /// Takes (`true`) or frees one GPU of an offer for a debugging session (guide-hybrid);
+    /// freeing serves the offer's waiting line.
+    pub(crate) fn occupy_debug(&mut self, offer: usize, take: bool) {
+        if take {
+            self.offers[offer].busy += 1;
+        } else {
+            self.offers[offer].busy -= 1;
+            self.serve_offer_line(offer);
+        }
     }
 
     /// Adds a debugging charge.

@@ -14,7 +14,7 @@ use crate::engine::{Observer, Status, World};
 use crate::rng::{Purpose, stream};
 use crate::scenario::raw::{BillingMode, PolicyKind};
 use crate::scenario::{Offer, Policy, Target};
-use crate::units::{MINUTE, SimTime, hours_to_secs};
+use crate::units::{SimTime, hours_to_secs};
 use crate::workload::NO_DEADLINE;
 
 use crate::engine::queue::Event;
@@ -212,13 +212,13 @@ impl<O: Observer> World<'_, O> {
         let hours = p.debug_hours.as_ref().expect("validated");
         let job = &self.jobs[j as usize];
         let mut rng = stream(self.scn.seed, self.replication, Purpose::CloudJob(u64::from(job.ordinal) | 1 << 40));
-        let work = hours_to_secs(hours.sample(&mut rng), 0);
+        let work = hours_to_secs(hours.sample(&mut rng).min(24.0 * 365.0), 0);
         let offer = &self.scn.offers[d];
-        let startup = (offer.startup_minutes.sample(&mut rng) * MINUTE as f64).round().max(0.0) as SimTime;
-        let occupied = self.offers[d].has_room(1);
+        let startup = crate::cloud::minutes(offer.startup_minutes.sample(&mut rng));
+        let occupied = self.offers[d].waiting.is_empty() && self.offers[d].has_room(1);
         let cost = if occupied && offer.billing == BillingMode::Hourly { session_charge(offer, work, 1) } else { 0.0 };
         if occupied {
-            self.occupy_debug(d, 1);
+            self.occupy_debug(d, true);
         }
         self.debug.insert(j, DebugSession { offer: d, occupied, cost });
         self.events.push(self.now + startup + work, Event::DebugDone(j));
@@ -228,7 +228,7 @@ impl<O: Observer> World<'_, O> {
     pub(crate) fn on_debug_done(&mut self, j: u32) {
         if let Some(s) = self.debug.remove(&j) {
             if s.occupied {
-                self.occupy_debug(s.offer, -1);
+                self.occupy_debug(s.offer, false);
                 self.charge_debug(j, s.cost);
             }
         }

@@ -175,3 +175,20 @@ fn costs_are_never_negative_and_add_up_under_every_policy() {
         }
     }
 }
+
+#[test]
+fn a_full_offer_never_sends_a_job_to_a_campus_that_cannot_take_it() {
+    // The group limit of 4 keeps 8-GPU jobs off the campus; the A800 offer holds 16.
+    let scn = with_policies(
+        &format!("[[policies]]\nname = \"cloud\"\nkind = \"cloud-only\"\n{OFFERS}\nwhen_cloud_full = \"campus\"\n"),
+        |s| s.replace("group_gpu_limit = 8", "group_gpu_limit = 4").replace("jobs_per_week = 3\n", "jobs_per_week = 30\n"),
+    );
+    let jobs = JobStream::generate(&scn, 0);
+    let out = simulate(&scn, &jobs, 0, 0);
+    for (job, rec) in jobs.jobs.iter().zip(&out.records) {
+        assert!(rec.end != u64::MAX, "every job ends");
+        if job.group && job.gpus > 4 {
+            assert!(matches!(rec.place, Place::Offer(_)), "an 8-GPU group job ran on a campus that cannot take it");
+        }
+    }
+}

@@ -2,8 +2,9 @@
 //!
 //! Before a job goes to an hourly offer its charge is *estimated* from its walltime
 //! request (an upper bound except for interruptions) and committed against the period's
-//! cap; a job whose estimate would take spending past the cap is refused and falls back
-//! to the campus. At the end of the run the estimate is replaced by the actual charge.
+//! cap; an offer whose estimate would take spending past the cap is refused, and the job
+//! tries the policy's next offer (a monthly one needs no budget) or falls back to the
+//! campus. Debugging sessions of `guide-hybrid` are not counted against the cap. At the end of the run the estimate is replaced by the actual charge.
 //! Spending therefore stays under the cap except for the interruptions no one foresaw,
 //! which is at most a fraction of one job's charge per interrupted job. Monthly rent is a
 //! fixed commitment and not counted against the cap.

@@ -37,13 +37,15 @@ pub fn line_of(text: &str, path: &str) -> Option<usize> {
     let mut array: Option<&toml::de::DeArray> = None;
     for step in steps(path) {
         let value = match (step, table, array) {
+            // A missing part (a required key left out) stops the walk: the error then
+            // points at the deepest part that is there, e.g. the table that lacks the key.
             (Step::Key(k), Some(t), _) => {
-                let (key, value) = t.get_key_value(k)?;
+                let Some((key, value)) = t.get_key_value(k) else { break };
                 offset = Some(key.span().start);
                 value
             }
             (Step::Index(i), _, Some(a)) => {
-                let value = a.get(i)?;
+                let Some(value) = a.get(i) else { break };
                 offset = Some(value.span().start);
                 value
             }
@@ -71,5 +73,7 @@ mod tests {
         assert_eq!(line_of(text, "cloud.offers[1].billing"), Some(9));
         assert_eq!(line_of(text, "cloud.offers[0]"), Some(4), "an array-of-tables entry points at its header");
         assert_eq!(line_of(text, "nothing.here"), None);
+        assert_eq!(line_of(text, "cloud.offers[1].price"), Some(7), "a missing key points at its table");
+        assert_eq!(line_of(text, "simulation.horizon_days"), Some(1));
     }
 }

@@ -108,8 +108,9 @@ pub struct RawCampus {
     /// Most GPUs the group may use at once (Slurm GrpTRES); none = no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_gpu_limit: Option<u32>,
-    /// Longest a job may run; longer jobs are killed at the limit and resubmitted from
-    /// their last checkpoint. None = no limit.
+    /// Longest a job may run; a longer job is stopped at the limit and resubmitted (to the
+    /// back of the queue) to continue its remaining work: it checkpoints at the limit, so
+    /// no work is lost. None = no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_walltime_hours: Option<f64>,
     /// Internal charge (机时费) per GPU-hour; may be 0.

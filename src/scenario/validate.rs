@@ -12,6 +12,8 @@ use crate::workload::calendar::{Calendar, Season, SeasonWindow};
 
 /// Longest horizon accepted: ten years (longer runs are almost surely a unit mistake).
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
+/// Most jobs one replication may submit (memory: about 100 bytes per job).
+pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
 /// Most GPUs accepted anywhere (a bound that keeps memory and time sane).
 pub const MAX_GPUS: u32 = 1_000_000;
 
@@ -49,12 +51,24 @@ fn sampler(key: &str, spec: &DistSpec, lo: f64, hi: f64, rule: &str) -> Result<S
     let s = spec.sampler().map_err(|e| Invalid { key: key.to_string(), message: e.to_string() })?;
     let (a, b) = s.support();
     if a < lo || b > hi {
+        if a == b {
+            return bad(key, format!("{a} is not allowed; {rule}"));
+        }
         return bad(key, format!("values from {a} to {b} are possible; {rule}"));
     }
     if !(s.mean().is_finite() && s.mean() >= 0.0) {
         return bad(key, format!("the mean {} is not a finite number ≥ 0", s.mean()));
     }
     Ok(s)
+}
+
+/// A finite number in `[lo, hi]`.
+fn within(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<f64> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        bad(key, format!("{v} is not allowed; give {what} from {lo} to {hi}"))
+    }
 }
 
 fn date(key: &str, text: &str) -> Result<Date> {
@@ -77,12 +91,11 @@ fn unique<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Result<()> {
 pub fn validate(raw: RawScenario) -> Result<Scenario> {
     let sim = &raw.simulation;
     let start_date = date("simulation.start_date", &sim.start_date)?;
-    let horizon_days =
-        finite_at_least("simulation.horizon_days", sim.horizon_days, 0.0, "it must be a number of days")?;
-    if horizon_days <= 0.0 || horizon_days > MAX_HORIZON_DAYS {
+    let horizon_days = sim.horizon_days;
+    if !(horizon_days >= 1.0 / 24.0 && horizon_days <= MAX_HORIZON_DAYS) {
         return bad(
             "simulation.horizon_days",
-            format!("{horizon_days} is not allowed; use more than 0 and at most {MAX_HORIZON_DAYS} days"),
+            format!("{horizon_days} is not allowed; use at least one hour (1/24 day) and at most {MAX_HORIZON_DAYS} days"),
         );
     }
     let warmup_days = nonneg("simulation.warmup_days", sim.warmup_days)?;
@@ -115,6 +128,15 @@ pub fn validate(raw: RawScenario) -> Result<Scenario> {
     }
     let horizon = (horizon_days * DAY as f64).round() as SimTime;
     let warmup = (warmup_days * DAY as f64).round() as SimTime;
+    if start_date.add_days(horizon.div_ceil(DAY) as i64).year() > 9999 {
+        return bad(
+            "simulation.horizon_days",
+            format!(
+                "{horizon_days} days from {start_date} do not end before 9999-12-31, the last day the calendar knows; \
+                 use an earlier start_date or a shorter horizon"
+            ),
+        );
+    }
 
     let campus = campus(&raw.campus, start_date, horizon)?;
 
@@ -220,6 +242,21 @@ pub fn validate(raw: RawScenario) -> Result<Scenario> {
         })?,
     };
 
+    let expected_jobs: f64 = background
+        .iter()
+        .map(|c| c.rate_per_sec * horizon as f64 * background_calendar.mean_multiplier(0, horizon))
+        .chain(group.iter().map(|c| c.rate_per_sec * horizon as f64 * group_calendar.mean_multiplier(0, horizon)))
+        .sum();
+    if expected_jobs > MAX_JOBS_PER_REPLICATION {
+        return bad(
+            "workload",
+            format!(
+                "this scenario would submit about {expected_jobs:.2e} jobs per replication (about {:.0} GB of memory); the limit is {MAX_JOBS_PER_REPLICATION:.0e}: shorten the horizon or lower the arrival rates",
+                expected_jobs * 100.0 / 1e9
+            ),
+        );
+    }
+
     let mut resolved = raw.clone();
     resolved.policies = raw_policies;
     Ok(Scenario {
@@ -289,15 +326,20 @@ fn campus(c: &RawCampus, start: Date, horizon: SimTime) -> Result<Campus> {
         let from = (a.to_days() - start.to_days()).max(0) as SimTime * DAY;
         let to = ((b.to_days() - start.to_days() + 1).max(0) as SimTime * DAY).min(horizon + 400 * DAY);
         if to > from {
-            maintenance.push((from, to));
+            maintenance.push((from, to, i));
         }
     }
     maintenance.sort_unstable();
-    for i in 1..maintenance.len() {
-        if maintenance[i].0 < maintenance[i - 1].1 {
-            return bad(format!("campus.maintenance[{i}]"), "maintenance windows overlap; merge them into one");
+    for w in maintenance.windows(2) {
+        let ((_, prev_end, prev), (start, _, i)) = (w[0], w[1]);
+        if start < prev_end {
+            return bad(
+                format!("campus.maintenance[{i}]"),
+                format!("this window overlaps campus.maintenance[{prev}]; merge them into one"),
+            );
         }
     }
+    let maintenance = maintenance.into_iter().map(|(from, to, _)| (from, to)).collect();
     Ok(Campus {
         gpus,
         gpu_type: c.gpu_type.clone(),
@@ -394,9 +436,17 @@ fn day_of(key: &str, text: &str) -> Result<DayOf> {
     })?))
 }
 
-/// The date of a month-day in a year (29 Feb becomes 28 Feb in common years).
+/// The date of a month-day in a year (29 Feb becomes 28 Feb in common years). A year
+/// outside the calendar's 1900–9999 clamps to its first or last day; callers only pass
+/// such a year for one end of a span that wraps the new year, so the clamped span still
+/// covers the right days of the simulated period (which lies within 1900–9999).
 fn in_year(year: i32, m: u8, d: u8) -> Date {
-    Date::new(year, m, d.min(days_in_month(year, m))).expect("clamped to a real day")
+    match year {
+        ..1900 => Date::new(1900, 1, 1),
+        10000.. => Date::new(9999, 12, 31),
+        _ => Date::new(year, m, d.min(days_in_month(year, m))),
+    }
+    .expect("clamped to a real day")
 }
 
 fn calendar(
@@ -437,7 +487,9 @@ fn calendar(
                     let first = start.year() - 1;
                     let last = start.add_days(horizon_days).year();
                     (first..=last)
-                        .map(|y| (in_year(y, am, ad), in_year(if wraps { y + 1 } else { y }, bm, bd)))
+                        .map(|y| (y, if wraps { y + 1 } else { y }))
+                        .filter(|&(_, end_year)| end_year >= 1900)
+                        .map(|(y, end_year)| (in_year(y, am, ad), in_year(end_year, bm, bd)))
                         .collect()
                 }
                 _ => return bad(format!("{k}.end"), "start and end must both be YYYY-MM-DD or both MM-DD"),
@@ -461,8 +513,9 @@ fn calendar(
 
 fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
     let vram_gb = positive(&format!("{key}.vram_gb"), o.vram_gb)?;
-    let speed_cv = positive(&format!("{key}.speed.cv"), o.speed.cv)?;
-    let speed_transformer = positive(&format!("{key}.speed.transformer"), o.speed.transformer)?;
+    let speed_cv = within(&format!("{key}.speed.cv"), o.speed.cv, 1e-3, 100.0, "a speed factor relative to the campus GPU")?;
+    let speed_transformer =
+        within(&format!("{key}.speed.transformer"), o.speed.transformer, 1e-3, 100.0, "a speed factor relative to the campus GPU")?;
     let (price_h, price_m, capacity) = match o.billing {
         BillingMode::Hourly => {
             if o.price_per_gpu_month_cny.is_some() {
@@ -516,9 +569,28 @@ fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
         }
     };
     let min_charge = nonneg(&format!("{key}.minimum_charge_minutes"), o.minimum_charge_minutes)?;
+    let interruption_rate_per_hour = finite_at_least(
+        &format!("{key}.interruption_rate_per_hour"),
+        o.interruption_rate_per_hour,
+        0.0,
+        "it must be a finite rate ≥ 0 per hour",
+    )?;
+    let checkpoint_hours = within(&format!("{key}.checkpoint_interval_hours"), o.checkpoint_interval_hours, 1.0 / 3600.0, 8760.0, "hours between checkpoints")?;
+    // Each interruption loses up to a checkpoint interval; when interruptions are expected
+    // several times per interval, work almost never completes (the expected run time
+    // grows like e^(rate·interval)).
+    if interruption_rate_per_hour * checkpoint_hours > 3.0 {
+        return bad(
+            format!("{key}.interruption_rate_per_hour"),
+            format!(
+                "{interruption_rate_per_hour} per hour with checkpoints every {checkpoint_hours} h means {:.1} interruptions per checkpoint interval, so jobs would almost never finish; keep rate × interval ≤ 3 (checkpoint more often)",
+                interruption_rate_per_hour * checkpoint_hours
+            ),
+        );
+    }
     let upload = match o.upload_mb_per_s {
         None => None,
-        Some(b) => Some(positive(&format!("{key}.upload_mb_per_s"), b)?),
+        Some(b) => Some(within(&format!("{key}.upload_mb_per_s"), b, 1e-3, 1e7, "a bandwidth in MB/s")?),
     };
     Ok(Offer {
         name: o.name.clone(),
@@ -550,22 +622,16 @@ fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
             o.storage_price_per_gb_day_cny,
         )?,
         free_storage_gb: nonneg(&format!("{key}.free_storage_gb"), o.free_storage_gb)?,
-        retention: (nonneg(&format!("{key}.retention_days"), o.retention_days)? * DAY as f64).round() as SimTime,
-        interruption_rate_per_hour: finite_at_least(
-            &format!("{key}.interruption_rate_per_hour"),
-            o.interruption_rate_per_hour,
-            0.0,
-            "it must be a finite rate ≥ 0 per hour",
-        )?,
-        checkpoint_interval: hours_to_secs(
-            positive(&format!("{key}.checkpoint_interval_hours"), o.checkpoint_interval_hours)?,
-            1,
-        ),
-        io_slowdown: finite_at_least(
+        retention: (within(&format!("{key}.retention_days"), o.retention_days, 0.0, 3650.0, "days of retention")? * DAY as f64)
+            .round() as SimTime,
+        interruption_rate_per_hour,
+        checkpoint_interval: hours_to_secs(checkpoint_hours, 1),
+        io_slowdown: within(
             &format!("{key}.io_slowdown"),
             o.io_slowdown,
             1.0,
-            "slow storage can only stretch runtimes: use a factor ≥ 1",
+            100.0,
+            "a runtime stretch from slow storage (slow storage can only stretch runtimes)",
         )?,
     })
 }
@@ -584,11 +650,11 @@ fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offer]) -> Resu
     use PolicyKind::*;
     let kind_name = toml::Value::try_from(p.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
     let unused = |field: &str| -> Result<()> {
-        bad(format!("{key}.{field}"), format!("not used by a '{kind_name}' policy; remove it"))
+        bad(format!("{key}.{field}"), format!("not used by a policy of kind '{kind_name}'; remove it"))
     };
     let needs = |field: &str, what: &str| Invalid {
         key: format!("{key}.{field}"),
-        message: format!("missing; a '{kind_name}' policy needs {what}"),
+        message: format!("missing; a policy of kind '{kind_name}' needs {what}"),
     };
 
     let wants_offers = !matches!(p.kind, CampusOnly);
@@ -636,7 +702,7 @@ fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offer]) -> Resu
             None
         }
         Some(h) if h.is_infinite() && h > 0.0 => None,
-        Some(h) => Some((nonneg(&format!("{key}.threshold_hours"), h)? * HOUR as f64).round() as SimTime),
+        Some(h) => Some(hours_to_secs(nonneg(&format!("{key}.threshold_hours"), h)?, 0)),
     };
     if p.threshold_hours.is_some() && offer_ids.is_empty() {
         return Err(needs("offers", "offers to overflow to when threshold_hours is given"));
