@@ -18,7 +18,7 @@ use crate::scenario::Scenario;
 use crate::stats::summarize;
 use crate::workload::JobStream;
 
-pub use summary::{PairedRow, SummaryRow, Summaries};
+pub use summary::{PairedRow, Summaries, SummaryRow};
 
 /// Replications folded per parallel chunk (bounds memory; does not affect results).
 const CHUNK: usize = 64;

@@ -59,7 +59,12 @@ pub fn write_run(
 /// `run.toml`: the resolved scenario (loadable again, with the seed and replication count
 /// used) preceded by comment lines with the version, the scenario hash, how the
 /// replications stopped and the warnings.
-pub fn run_manifest(scenario: &Scenario, results: &Results, stopping: Stopping, warnings: &[warnings::Warning]) -> String {
+pub fn run_manifest(
+    scenario: &Scenario,
+    results: &Results,
+    stopping: Stopping,
+    warnings: &[warnings::Warning],
+) -> String {
     let mut raw = scenario.raw.clone();
     raw.simulation.replications = results.replications.len() as u32;
     let mut out = String::new();

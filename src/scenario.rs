@@ -320,7 +320,9 @@ impl Scenario {
     /// A stable 64-bit hash (FNV-1a) of the resolved scenario, to tell runs apart and to
     /// refuse resuming into results of a different scenario.
     pub fn hash(&self) -> u64 {
-        self.resolved_toml().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+        self.resolved_toml()
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
     }
 
     /// Index of a policy by name.

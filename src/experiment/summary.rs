@@ -52,7 +52,12 @@ impl Summaries {
             let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
             for m in Metric::ALL {
                 let col = results.column(p, m);
-                rows.push(SummaryRow { policy: policy.name.clone(), metric: m, summary: summarize(&col), unstable_replications: unstable });
+                rows.push(SummaryRow {
+                    policy: policy.name.clone(),
+                    metric: m,
+                    summary: summarize(&col),
+                    unstable_replications: unstable,
+                });
                 let base = results.column(b, m);
                 let diffs: Vec<f64> = col.iter().zip(&base).map(|(x, y)| x - y).collect();
                 paired.push(PairedRow {

@@ -18,8 +18,18 @@ fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
 /// `summary.csv`: policy × metric.
 pub fn summary_csv(s: &Summaries) -> Vec<u8> {
     let mut w = writer();
-    w.write_record(["policy", "metric", "unit", "mean", "ci95_low", "ci95_high", "std_dev", "replications", "unstable_replications"])
-        .expect("in memory");
+    w.write_record([
+        "policy",
+        "metric",
+        "unit",
+        "mean",
+        "ci95_low",
+        "ci95_high",
+        "std_dev",
+        "replications",
+        "unstable_replications",
+    ])
+    .expect("in memory");
     for r in &s.rows {
         let x = &r.summary;
         w.write_record([
@@ -41,8 +51,18 @@ pub fn summary_csv(s: &Summaries) -> Vec<u8> {
 /// `paired.csv`: policy − baseline, per metric.
 pub fn paired_csv(s: &Summaries) -> Vec<u8> {
     let mut w = writer();
-    w.write_record(["policy", "baseline", "metric", "unit", "mean_diff", "ci95_low", "ci95_high", "std_dev", "replications"])
-        .expect("in memory");
+    w.write_record([
+        "policy",
+        "baseline",
+        "metric",
+        "unit",
+        "mean_diff",
+        "ci95_low",
+        "ci95_high",
+        "std_dev",
+        "replications",
+    ])
+    .expect("in memory");
     for r in &s.paired {
         let x = &r.summary;
         w.write_record([

@@ -55,7 +55,8 @@ fn signed_hours(s: &Summary) -> String {
 
 /// The whole table as text.
 pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
-    let header = ["policy", "total cost (CNY)", "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
+    let header =
+        ["policy", "total cost (CNY)", "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
     let mut rows: Vec<[String; 7]> = Vec::new();
     for p in &scenario.policies {
         let g = |m: Metric| s.get(&p.name, m).map(|r| r.summary).expect("every policy is summarised");
@@ -92,10 +93,7 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         out.trim_end().to_string() + "\n"
     };
     let mut out = String::new();
-    out.push_str(&format!(
-        "{}: {} replications per policy; mean ± 95% CI half-width\n\n",
-        scenario.name, replications
-    ));
+    out.push_str(&format!("{}: {} replications per policy; mean ± 95% CI half-width\n\n", scenario.name, replications));
     out.push_str(&line(&header.map(String::from)));
     out.push_str(&line(&widths.map(|w| "─".repeat(w))));
     for r in &rows {

@@ -86,7 +86,12 @@ pub fn collect(
         let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
         if unstable > 0 {
             let load = crate::stats::summarize(&results.column(p, Metric::CampusOfferedLoad)).mean;
-            out.push(Warning::Unstable { policy: policy.name.clone(), replications: unstable, of: n, offered_load: load });
+            out.push(Warning::Unstable {
+                policy: policy.name.clone(),
+                replications: unstable,
+                of: n,
+                offered_load: load,
+            });
         }
         let jobs = crate::stats::summarize(&results.column(p, Metric::JobsCompleted)).mean;
         if jobs < 100.0 {
