@@ -45,4 +45,5 @@ pub mod rng;
 pub mod scenario;
 pub mod stats;
 pub mod units;
+pub mod validation;
 pub mod workload;

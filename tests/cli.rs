@@ -22,7 +22,11 @@ fn run_writes_every_contract_file_and_exits_zero() {
     for f in ["summary.csv", "paired.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"] {
         assert!(dir.path().join(f).metadata().unwrap().len() > 0, "{f}");
     }
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains(".tmp")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
     assert!(leftovers.is_empty(), "no temporary files remain");
 }
 
@@ -39,10 +43,13 @@ fn csv_bytes_are_identical_for_one_and_two_threads() {
 #[test]
 fn run_prints_a_table_with_every_policy() {
     let dir = tempfile::tempdir().unwrap();
-    let out = burstsim().args(["run", "tests/fixtures/tiny.toml", "-n", "2", "--out"]).arg(dir.path()).output().unwrap();
+    let out =
+        burstsim().args(["run", "tests/fixtures/tiny.toml", "-n", "2", "--out"]).arg(dir.path()).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for p in ["campus-only", "cloud-only", "overflow-2h", "timeout-4h", "reserved", "by-size", "deadline", "guide", "capped"] {
+    for p in
+        ["campus-only", "cloud-only", "overflow-2h", "timeout-4h", "reserved", "by-size", "deadline", "guide", "capped"]
+    {
         assert!(text.contains(p), "table lacks {p}:\n{text}");
     }
     assert!(text.contains("±") && text.contains("Paired differences"));
@@ -55,12 +62,17 @@ fn run_prints_a_table_with_every_policy() {
 fn a_bad_scenario_exits_2_naming_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
-    let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap().replace("jobs_per_week = 30", "jobs_per_week = -30");
+    let text = std::fs::read_to_string("tests/fixtures/tiny.toml")
+        .unwrap()
+        .replace("jobs_per_week = 30", "jobs_per_week = -30");
     std::fs::write(&bad, text).unwrap();
     let out = burstsim().args(["run"]).arg(&bad).args(["--out"]).arg(dir.path().join("o")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("bad.toml:") && err.contains("workload.classes[0].jobs_per_week") && err.contains("≥ 0"), "{err}");
+    assert!(
+        err.contains("bad.toml:") && err.contains("workload.classes[0].jobs_per_week") && err.contains("≥ 0"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"));
 }
 

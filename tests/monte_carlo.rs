@@ -22,7 +22,13 @@ fn results_are_byte_identical_for_one_two_and_sixteen_threads() {
     let bytes = |threads| {
         let (r, _) = run_with_threads(&scn, threads);
         let s = Summaries::new(&scn, &r);
-        [out_csv::summary_csv(&s), out_csv::paired_csv(&s), out_csv::replications_csv(&scn, &r), out_csv::timeseries_csv(&scn, &r), out_csv::waits_csv(&scn, &r)]
+        [
+            out_csv::summary_csv(&s),
+            out_csv::paired_csv(&s),
+            out_csv::replications_csv(&scn, &r),
+            out_csv::timeseries_csv(&scn, &r),
+            out_csv::waits_csv(&scn, &r),
+        ]
     };
     let one = bytes(1);
     assert_eq!(one, bytes(2));
@@ -103,10 +109,28 @@ fn output_files_parse_and_carry_the_contract_columns() {
     has("summary.csv", &["policy", "metric", "unit", "mean", "ci95_low", "ci95_high", "std_dev", "replications"]);
     has("paired.csv", &["policy", "baseline", "metric", "unit", "mean_diff", "ci95_low", "ci95_high"]);
     let reps = has("replications.csv", &["policy", "replication", "seed"]);
-    for m in ["total_cost_cny", "cloud_cost_cny", "campus_cost_cny", "storage_cost_cny", "wait_mean_h", "wait_p50_h", "wait_p95_h", "wait_p99_h", "turnaround_mean_h", "deadline_miss_rate", "cloud_job_share", "cloud_gpu_hours", "campus_utilization", "jobs_completed"] {
+    for m in [
+        "total_cost_cny",
+        "cloud_cost_cny",
+        "campus_cost_cny",
+        "storage_cost_cny",
+        "wait_mean_h",
+        "wait_p50_h",
+        "wait_p95_h",
+        "wait_p99_h",
+        "turnaround_mean_h",
+        "deadline_miss_rate",
+        "cloud_job_share",
+        "cloud_gpu_hours",
+        "campus_utilization",
+        "jobs_completed",
+    ] {
         assert!(reps.iter().any(|x| x == m), "replications.csv lacks {m}");
     }
-    has("timeseries.csv", &["policy", "day", "date", "campus_queue_gpus", "campus_busy_gpus", "cloud_busy_gpus", "cost_cny"]);
+    has(
+        "timeseries.csv",
+        &["policy", "day", "date", "campus_queue_gpus", "campus_busy_gpus", "cloud_busy_gpus", "cost_cny"],
+    );
     let again = Scenario::load(&dir.path().join("run.toml")).expect("run.toml is a loadable scenario");
     assert_eq!(again.hash(), scn.hash(), "run.toml resolves to the same scenario");
 }

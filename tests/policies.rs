@@ -39,7 +39,10 @@ fn an_infinite_threshold_equals_campus_only() {
         let out = run_all(&scn, r);
         assert_eq!(out[0].records, out[1].records);
         assert_eq!(out[0].records, out[2].records);
-        assert_eq!(out[0].metrics.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), out[1].metrics.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            out[0].metrics.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            out[1].metrics.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
     }
 }
 
@@ -75,19 +78,36 @@ fn cost_falls_and_waits_rise_as_the_overflow_threshold_rises() {
     let thresholds = ["0", "1", "2", "4", "8", "16", "32", "inf"];
     let policies: String = thresholds
         .iter()
-        .map(|t| format!("[[policies]]\nname = \"t{t}\"\nkind = \"overflow-timeout\"\nthreshold_hours = {t}\n{OFFERS}\n"))
+        .map(|t| {
+            format!("[[policies]]\nname = \"t{t}\"\nkind = \"overflow-timeout\"\nthreshold_hours = {t}\n{OFFERS}\n")
+        })
         .collect();
     // Campus is free here, so every yuan is cloud spending; the cloud has room for all.
     let scn = with_policies(&policies, |s| {
-        no_limit(s).replace("price_per_gpu_hour_cny = 2.0\n\n[[campus", "price_per_gpu_hour_cny = 0\n\n[[campus").replace("capacity_gpus = 8\n", "").replace("capacity_gpus = 16\n", "")
+        no_limit(s)
+            .replace("price_per_gpu_hour_cny = 2.0\n\n[[campus", "price_per_gpu_hour_cny = 0\n\n[[campus")
+            .replace("capacity_gpus = 8\n", "")
+            .replace("capacity_gpus = 16\n", "")
     });
     for r in 0..3 {
         let out = run_all(&scn, r);
         let series = |m: Metric| out.iter().map(|o| o.metrics.get(m)).collect::<Vec<f64>>();
         let (cost, share, wait) = (series(Metric::TotalCost), series(Metric::CloudJobShare), series(Metric::WaitMean));
         for i in 1..thresholds.len() {
-            assert!(cost[i] <= cost[i - 1] + 1e-9, "rep {r}: cost rose from {} to {} at threshold {}", cost[i - 1], cost[i], thresholds[i]);
-            assert!(wait[i] >= wait[i - 1] - 1e-9, "rep {r}: mean wait fell from {} to {} at threshold {}", wait[i - 1], wait[i], thresholds[i]);
+            assert!(
+                cost[i] <= cost[i - 1] + 1e-9,
+                "rep {r}: cost rose from {} to {} at threshold {}",
+                cost[i - 1],
+                cost[i],
+                thresholds[i]
+            );
+            assert!(
+                wait[i] >= wait[i - 1] - 1e-9,
+                "rep {r}: mean wait fell from {} to {} at threshold {}",
+                wait[i - 1],
+                wait[i],
+                thresholds[i]
+            );
         }
         // The cloud *share* is not monotone step by step: with a higher threshold jobs stay
         // longer in the queue, so later jobs wait longer and more of them can cross it
@@ -100,8 +120,11 @@ fn cost_falls_and_waits_rise_as_the_overflow_threshold_rises() {
 #[test]
 fn interruptions_add_cost_and_never_lose_a_job() {
     let policies = format!("[[policies]]\nname = \"cloud\"\nkind = \"cloud-only\"\n{OFFERS}\n");
-    let calm = with_policies(&policies, |s| s.replace("interruption_rate_per_hour = 0.01", "interruption_rate_per_hour = 0"));
-    let stormy = with_policies(&policies, |s| s.replace("interruption_rate_per_hour = 0.01", "interruption_rate_per_hour = 0.5"));
+    let calm =
+        with_policies(&policies, |s| s.replace("interruption_rate_per_hour = 0.01", "interruption_rate_per_hour = 0"));
+    let stormy = with_policies(&policies, |s| {
+        s.replace("interruption_rate_per_hour = 0.01", "interruption_rate_per_hour = 0.5")
+    });
     for r in 0..2 {
         let a = &run_all(&calm, r)[0];
         let b = &run_all(&stormy, r)[0];
@@ -132,9 +155,14 @@ fn the_budget_cap_is_never_exceeded_by_more_than_one_jobs_charge() {
                 .jobs
                 .iter()
                 .filter(|j| j.group)
-                .flat_map(|j| scn.offers.iter().map(move |o| estimate_charge(o, j, j.walltime_request(j.runtime, None))))
+                .flat_map(|j| {
+                    scn.offers.iter().map(move |o| estimate_charge(o, j, j.walltime_request(j.runtime, None)))
+                })
                 .fold(0.0, f64::max);
-            assert!(spent <= cap + largest, "cap {cap}: spent {spent} exceeds the cap by more than one job ({largest})");
+            assert!(
+                spent <= cap + largest,
+                "cap {cap}: spent {spent} exceeds the cap by more than one job ({largest})"
+            );
             assert!(m.get(Metric::TotalCost) >= 0.0);
             if cap == 500.0 {
                 assert!(m.get(Metric::BudgetCapDay).is_finite(), "a 500 CNY cap binds on this workload");
@@ -151,7 +179,9 @@ fn the_budget_cap_is_never_exceeded_by_more_than_one_jobs_charge() {
 fn monthly_rent_does_not_depend_on_use() {
     let policies = "[[policies]]\nname = \"reserved\"\nkind = \"reserved-first\"\nreserved_offer = \"big-monthly\"\n";
     let busy = with_policies(policies, |s| s);
-    let idle = with_policies(policies, |s| s.replace("jobs_per_week = 30", "jobs_per_week = 0").replace("jobs_per_week = 3\n", "jobs_per_week = 0\n"));
+    let idle = with_policies(policies, |s| {
+        s.replace("jobs_per_week = 30", "jobs_per_week = 0").replace("jobs_per_week = 3\n", "jobs_per_week = 0\n")
+    });
     let a = &run_all(&busy, 0)[0].metrics;
     let b = &run_all(&idle, 0)[0].metrics;
     assert!(a.get(Metric::MonthlyUtilization) > 0.0 && b.get(Metric::MonthlyUtilization) == 0.0);
@@ -166,7 +196,13 @@ fn costs_are_never_negative_and_add_up_under_every_policy() {
     for r in 0..2 {
         for out in run_all(&scn, r) {
             let m = &out.metrics;
-            let parts = [Metric::CampusCost, Metric::HourlyCost, Metric::MonthlyCost, Metric::TransferCost, Metric::StorageCost];
+            let parts = [
+                Metric::CampusCost,
+                Metric::HourlyCost,
+                Metric::MonthlyCost,
+                Metric::TransferCost,
+                Metric::StorageCost,
+            ];
             assert!(parts.iter().all(|&p| m.get(p) >= 0.0));
             let sum: f64 = parts.iter().map(|&p| m.get(p)).sum();
             assert!((m.get(Metric::TotalCost) - sum).abs() <= 1e-6 * sum.max(1.0));
@@ -181,7 +217,10 @@ fn a_full_offer_never_sends_a_job_to_a_campus_that_cannot_take_it() {
     // The group limit of 4 keeps 8-GPU jobs off the campus; the A800 offer holds 16.
     let scn = with_policies(
         &format!("[[policies]]\nname = \"cloud\"\nkind = \"cloud-only\"\n{OFFERS}\nwhen_cloud_full = \"campus\"\n"),
-        |s| s.replace("group_gpu_limit = 8", "group_gpu_limit = 4").replace("jobs_per_week = 3\n", "jobs_per_week = 30\n"),
+        |s| {
+            s.replace("group_gpu_limit = 8", "group_gpu_limit = 4")
+                .replace("jobs_per_week = 3\n", "jobs_per_week = 30\n")
+        },
     );
     let jobs = JobStream::generate(&scn, 0);
     let out = simulate(&scn, &jobs, 0, 0);

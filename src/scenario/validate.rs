@@ -95,7 +95,9 @@ pub fn validate(raw: RawScenario) -> Result<Scenario> {
     if !(horizon_days >= 1.0 / 24.0 && horizon_days <= MAX_HORIZON_DAYS) {
         return bad(
             "simulation.horizon_days",
-            format!("{horizon_days} is not allowed; use at least one hour (1/24 day) and at most {MAX_HORIZON_DAYS} days"),
+            format!(
+                "{horizon_days} is not allowed; use at least one hour (1/24 day) and at most {MAX_HORIZON_DAYS} days"
+            ),
         );
     }
     let warmup_days = nonneg("simulation.warmup_days", sim.warmup_days)?;
@@ -513,9 +515,15 @@ fn calendar(
 
 fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
     let vram_gb = positive(&format!("{key}.vram_gb"), o.vram_gb)?;
-    let speed_cv = within(&format!("{key}.speed.cv"), o.speed.cv, 1e-3, 100.0, "a speed factor relative to the campus GPU")?;
-    let speed_transformer =
-        within(&format!("{key}.speed.transformer"), o.speed.transformer, 1e-3, 100.0, "a speed factor relative to the campus GPU")?;
+    let speed_cv =
+        within(&format!("{key}.speed.cv"), o.speed.cv, 1e-3, 100.0, "a speed factor relative to the campus GPU")?;
+    let speed_transformer = within(
+        &format!("{key}.speed.transformer"),
+        o.speed.transformer,
+        1e-3,
+        100.0,
+        "a speed factor relative to the campus GPU",
+    )?;
     let (price_h, price_m, capacity) = match o.billing {
         BillingMode::Hourly => {
             if o.price_per_gpu_month_cny.is_some() {
@@ -575,7 +583,13 @@ fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
         0.0,
         "it must be a finite rate ≥ 0 per hour",
     )?;
-    let checkpoint_hours = within(&format!("{key}.checkpoint_interval_hours"), o.checkpoint_interval_hours, 1.0 / 3600.0, 8760.0, "hours between checkpoints")?;
+    let checkpoint_hours = within(
+        &format!("{key}.checkpoint_interval_hours"),
+        o.checkpoint_interval_hours,
+        1.0 / 3600.0,
+        8760.0,
+        "hours between checkpoints",
+    )?;
     // Each interruption loses up to a checkpoint interval; when interruptions are expected
     // several times per interval, work almost never completes (the expected run time
     // grows like e^(rate·interval)).
@@ -622,7 +636,8 @@ fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
             o.storage_price_per_gb_day_cny,
         )?,
         free_storage_gb: nonneg(&format!("{key}.free_storage_gb"), o.free_storage_gb)?,
-        retention: (within(&format!("{key}.retention_days"), o.retention_days, 0.0, 3650.0, "days of retention")? * DAY as f64)
+        retention: (within(&format!("{key}.retention_days"), o.retention_days, 0.0, 3650.0, "days of retention")?
+            * DAY as f64)
             .round() as SimTime,
         interruption_rate_per_hour,
         checkpoint_interval: hours_to_secs(checkpoint_hours, 1),

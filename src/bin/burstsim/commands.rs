@@ -115,6 +115,20 @@ fn run(a: RunArgs) -> Result<ExitCode> {
 }
 
 fn validate(a: ValidateArgs) -> Result<ExitCode> {
-    let _ = (a.format == Format::Csv, a.quick, pool(a.threads)?);
-    bail!("validate is not wired yet")
+    use burstsim::validation;
+    let cases = if a.quick { validation::quick_cases() } else { validation::builtin_cases() };
+    let pool = pool(a.threads)?;
+    let started = Instant::now();
+    let rows = pool.install(|| validation::run_all(&cases, None, validation::DEFAULT_SEED));
+    match a.format {
+        Format::Csv => print!("{}", validation::to_csv(&rows)),
+        Format::Table => print!("{}", validation::to_table(&rows)),
+    }
+    eprintln!("burstsim: {} cases in {:.1} s", cases.len(), started.elapsed().as_secs_f64());
+    if validation::all_pass(&rows) {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("burstsim: error: some checks failed (pass = false above)");
+        Ok(ExitCode::from(1))
+    }
 }
