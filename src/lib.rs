@@ -33,6 +33,7 @@
 //!   ([`rng`]); results are collected in replication order and reduced sequentially, so
 //!   the output bytes do not depend on the number of threads.
 
+pub mod bench;
 pub mod cloud;
 pub mod cluster;
 pub mod date;

@@ -104,3 +104,28 @@ fn help_explains_the_commands() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("run") && text.contains("validate") && text.contains("Exit codes"));
 }
+
+#[test]
+fn an_overloaded_campus_is_reported_as_unstable_not_averaged_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let over = dir.path().join("over.toml");
+    let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap().replace("offered_load = 0.8", "offered_load = 1.3");
+    std::fs::write(&over, text).unwrap();
+    let out = burstsim().arg("run").arg(&over).args(["-n", "2", "--out"]).arg(dir.path().join("o")).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unstable") && err.contains("offered load"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("UNSTABLE in 2/2"));
+    let summary = std::fs::read_to_string(dir.path().join("o/summary.csv")).unwrap();
+    assert!(summary.lines().nth(1).unwrap().ends_with(",2"), "unstable_replications column: {summary}");
+}
+
+#[test]
+fn bench_smoke_runs_every_case() {
+    let out = burstsim().args(["bench", "--smoke", "--only", "e"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for case in ["fcfs-reference", "easy-0.85-year", "easy-0.95", "default-e2e"] {
+        assert!(text.contains(case), "{text}");
+    }
+}

@@ -26,6 +26,26 @@ pub enum Command {
     Run(RunArgs),
     /// Check the engine against queueing theory (M/M/c vs Erlang C, Little's law).
     Validate(ValidateArgs),
+    /// Measure speed: the engine on reference configurations, the default scenario end
+    /// to end, Monte Carlo scaling over threads (medians of several repetitions).
+    Bench(BenchArgs),
+}
+
+/// `burstsim bench`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Repetitions per case (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub repetitions: usize,
+    /// Jobs in the FCFS reference run.
+    #[arg(long, default_value_t = 1_000_000.0)]
+    pub reference_jobs: f64,
+    /// A tiny, fast version of every case (a smoke test, not a measurement).
+    #[arg(long)]
+    pub smoke: bool,
+    /// Only cases whose name contains this text.
+    #[arg(long)]
+    pub only: Option<String>,
 }
 
 /// `burstsim run`.

@@ -10,7 +10,7 @@ use burstsim::output::{self, table, warnings};
 use burstsim::scenario::{Scenario, ScenarioError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::args::{Cli, Command, Format, RunArgs, ValidateArgs};
+use crate::args::{BenchArgs, Cli, Command, Format, RunArgs, ValidateArgs};
 
 /// A bad-input error (exit code 2) that is not a scenario error.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +28,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(a) => run(a),
         Command::Validate(a) => validate(a),
+        Command::Bench(a) => bench(a),
     }
 }
 
@@ -131,4 +132,47 @@ fn validate(a: ValidateArgs) -> Result<ExitCode> {
         eprintln!("burstsim: error: some checks failed (pass = false above)");
         Ok(ExitCode::from(1))
     }
+}
+
+fn bench(a: BenchArgs) -> Result<ExitCode> {
+    use burstsim::bench;
+    if a.repetitions == 0 {
+        bail!(UsageError("--repetitions 0 is not allowed".into()));
+    }
+    let (reps, scale) = if a.smoke { (1, 0.01) } else { (a.repetitions, 1.0) };
+    let wanted = |name: &str| a.only.as_deref().is_none_or(|o| name.contains(o));
+    let single = pool(Some(1))?;
+    let mut results = Vec::new();
+    let mut run = |r: bench::BenchResult| {
+        eprintln!("burstsim: {} done (median {:.3} s)", r.name, r.median());
+        results.push(r);
+    };
+    let engine = |name: &str, what: &str, scn: Scenario| single.install(|| bench::engine_case(name, what, &scn, reps));
+    if wanted("fcfs-reference") {
+        let scn = bench::reference_scenario(512, "fcfs", 0.8, a.reference_jobs * scale);
+        run(engine("fcfs-reference", "strict FCFS, 512 GPUs, load 0.8, 1 thread", scn));
+    }
+    if wanted("easy-0.85-year") {
+        let jobs = 0.85 * 512.0 / (2.3 * 6.0) * 24.0 * 365.0 * scale;
+        run(engine("easy-0.85-year", "EASY backfill, 512 GPUs, load 0.85, one year, 1 thread", bench::reference_scenario(512, "easy-backfill", 0.85, jobs)));
+    }
+    if wanted("easy-0.95") {
+        let jobs = 0.95 * 512.0 / (2.3 * 6.0) * 24.0 * 365.0 * scale;
+        run(engine("easy-0.95", "EASY backfill, 512 GPUs, load 0.95 (long queues), one year, 1 thread", bench::reference_scenario(512, "easy-backfill", 0.95, jobs)));
+    }
+    let default = Scenario::embedded_default();
+    if wanted("default-e2e") {
+        run(single.install(|| bench::end_to_end_case("default-e2e", &default, reps)));
+    }
+    if wanted("monte-carlo") {
+        let scn = if a.smoke { default.clone().with_overrides(None, Some(2)) } else { default.clone() };
+        let r1 = bench::monte_carlo_case(&scn, 1, reps.min(3));
+        let r2 = bench::monte_carlo_case(&scn, 2, reps.min(3));
+        let speedup = r1.median() / r2.median();
+        run(r1);
+        run(r2);
+        eprintln!("burstsim: Monte Carlo speed-up on 2 threads: {speedup:.2}× (efficiency {:.0}%)", speedup * 50.0);
+    }
+    print!("{}", bench::to_table(&results));
+    Ok(ExitCode::SUCCESS)
 }
