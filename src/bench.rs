@@ -115,7 +115,12 @@ pub fn monte_carlo_case(scenario: &Scenario, threads: usize, repetitions: usize)
     }
     BenchResult {
         name: format!("monte-carlo-{threads}t"),
-        what: format!("{} × {} replications × {} policies, {threads} thread(s)", scenario.name, scenario.replications, scenario.policies.len()),
+        what: format!(
+            "{} × {} replications × {} policies, {threads} thread(s)",
+            scenario.name,
+            scenario.replications,
+            scenario.policies.len()
+        ),
         units: f64::from(scenario.replications),
         unit: "replications",
         seconds,
@@ -128,8 +133,22 @@ pub fn to_table(results: &[BenchResult]) -> String {
     for r in results {
         let (lo, hi) = r.range();
         let rate = r.rate();
-        let rate = if rate >= 1e6 { format!("{:.2} M {}/s", rate / 1e6, r.unit) } else if rate >= 1e3 { format!("{:.0} k {}/s", rate / 1e3, r.unit) } else { format!("{rate:.2} {}/s", r.unit) };
-        out.push_str(&format!("{:<20} {:>10.3} {:>10.3} – {:<8.3} {:>16}  {}\n", r.name, r.median(), lo, hi, rate, r.what));
+        let rate = if rate >= 1e6 {
+            format!("{:.2} M {}/s", rate / 1e6, r.unit)
+        } else if rate >= 1e3 {
+            format!("{:.0} k {}/s", rate / 1e3, r.unit)
+        } else {
+            format!("{rate:.2} {}/s", r.unit)
+        };
+        out.push_str(&format!(
+            "{:<20} {:>10.3} {:>10.3} – {:<8.3} {:>16}  {}\n",
+            r.name,
+            r.median(),
+            lo,
+            hi,
+            rate,
+            r.what
+        ));
     }
     out
 }

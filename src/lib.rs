@@ -45,6 +45,7 @@ pub mod policy;
 pub mod rng;
 pub mod scenario;
 pub mod stats;
+pub mod sweep;
 pub mod units;
 pub mod validation;
 pub mod workload;

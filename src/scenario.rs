@@ -43,7 +43,7 @@ pub enum ScenarioError {
         message: String,
     },
     /// A value is not allowed.
-    #[error("{file}{}: {key}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    #[error("{}{key}: {message}", location(file, *line))]
     Invalid {
         /// File name.
         file: String,
@@ -54,6 +54,15 @@ pub enum ScenarioError {
         /// What is wrong and what is allowed.
         message: String,
     },
+}
+
+/// `file:line: `, `file: ` or nothing, for error messages.
+fn location(file: &str, line: Option<usize>) -> String {
+    match (file.is_empty(), line) {
+        (true, _) => String::new(),
+        (false, Some(l)) => format!("{file}:{l}: "),
+        (false, None) => format!("{file}: "),
+    }
 }
 
 /// A checked scenario, ready to simulate. Built only by [`Scenario::load`],

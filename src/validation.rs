@@ -198,6 +198,7 @@ impl Case {
             },
             cloud: Default::default(),
             policies: vec![],
+            sweep: None,
         };
         match Scenario::from_raw(raw) {
             Ok(s) => s,

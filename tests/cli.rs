@@ -109,7 +109,9 @@ fn help_explains_the_commands() {
 fn an_overloaded_campus_is_reported_as_unstable_not_averaged_silently() {
     let dir = tempfile::tempdir().unwrap();
     let over = dir.path().join("over.toml");
-    let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap().replace("offered_load = 0.8", "offered_load = 1.3");
+    let text = std::fs::read_to_string("tests/fixtures/tiny.toml")
+        .unwrap()
+        .replace("offered_load = 0.8", "offered_load = 1.3");
     std::fs::write(&over, text).unwrap();
     let out = burstsim().arg("run").arg(&over).args(["-n", "2", "--out"]).arg(dir.path().join("o")).output().unwrap();
     assert!(out.status.success());

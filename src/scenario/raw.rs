@@ -33,6 +33,10 @@ pub struct RawScenario {
     /// The policies to compare (default: campus-only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<RawPolicy>,
+    /// Sweep parameters (`path = [values]` or `path = "start:stop:step"`), used by
+    /// `burstsim sweep`; `burstsim run` ignores them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<toml::Table>,
 }
 
 /// `[simulation]`.

@@ -24,6 +24,9 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario's policies over Monte Carlo replications; print a table, write CSVs.
     Run(RunArgs),
+    /// Run a scenario at every point of a parameter grid; recommend the cheapest setting
+    /// that meets your targets with 95% confidence.
+    Sweep(SweepArgs),
     /// Check the engine against queueing theory (M/M/c vs Erlang C, Little's law).
     Validate(ValidateArgs),
     /// Measure speed: the engine on reference configurations, the default scenario end
@@ -95,4 +98,43 @@ pub struct ValidateArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
+}
+
+/// `burstsim sweep`.
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// Scenario file (TOML); its [sweep] table is used when no --param is given.
+    pub scenario: PathBuf,
+    /// KEY=V1,V2,… or KEY=START:STOP:STEP; KEY is a dotted path into the scenario, lists
+    /// of tables addressed by name: policies.overflow-4h.threshold_hours,
+    /// background.seasons.final-exams.multiplier, campus.gpus,
+    /// cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny. Repeat for a grid (up to 3).
+    #[arg(long = "param", short = 'p')]
+    pub params: Vec<String>,
+    /// A requirement such as 'wait_p95_h<=24', 'deadline_miss_rate<=0.05' or
+    /// 'total_cost_cny<=50000' (repeatable): the cheapest point and policy whose 95% CI
+    /// meets all of them is recommended.
+    #[arg(long = "target", short = 't')]
+    pub targets: Vec<String>,
+    /// POLICY_A,POLICY_B: where along a one-parameter sweep their mean costs cross.
+    #[arg(long)]
+    pub break_even: Option<String>,
+    /// Continue an interrupted sweep in the same --out folder (finished points are kept).
+    #[arg(long)]
+    pub resume: bool,
+    /// Replications per point (overrides the scenario).
+    #[arg(long, short = 'n')]
+    pub replications: Option<u32>,
+    /// Master seed (overrides the scenario).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    /// Output folder (default: output/<scenario name>-sweep/).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// No progress bar and no table.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }

@@ -10,7 +10,7 @@ use burstsim::output::{self, table, warnings};
 use burstsim::scenario::{Scenario, ScenarioError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::args::{BenchArgs, Cli, Command, Format, RunArgs, ValidateArgs};
+use crate::args::{BenchArgs, Cli, Command, Format, RunArgs, SweepArgs, ValidateArgs};
 
 /// A bad-input error (exit code 2) that is not a scenario error.
 #[derive(Debug, thiserror::Error)]
@@ -19,7 +19,12 @@ pub struct UsageError(pub String);
 
 /// Exit code for an error: 2 for bad input, 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    let bad_input = err.chain().any(|e| e.is::<ScenarioError>() || e.is::<UsageError>());
+    let bad_input = err.chain().any(|e| {
+        e.is::<ScenarioError>()
+            || e.is::<UsageError>()
+            || e.is::<burstsim::sweep::SweepError>()
+            || e.is::<burstsim::sweep::store::StoreError>()
+    });
     if bad_input { 2 } else { 1 }
 }
 
@@ -27,6 +32,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(a) => run(a),
+        Command::Sweep(a) => sweep(a),
         Command::Validate(a) => validate(a),
         Command::Bench(a) => bench(a),
     }
@@ -154,11 +160,19 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     }
     if wanted("easy-0.85-year") {
         let jobs = 0.85 * 512.0 / (2.3 * 6.0) * 24.0 * 365.0 * scale;
-        run(engine("easy-0.85-year", "EASY backfill, 512 GPUs, load 0.85, one year, 1 thread", bench::reference_scenario(512, "easy-backfill", 0.85, jobs)));
+        run(engine(
+            "easy-0.85-year",
+            "EASY backfill, 512 GPUs, load 0.85, one year, 1 thread",
+            bench::reference_scenario(512, "easy-backfill", 0.85, jobs),
+        ));
     }
     if wanted("easy-0.95") {
         let jobs = 0.95 * 512.0 / (2.3 * 6.0) * 24.0 * 365.0 * scale;
-        run(engine("easy-0.95", "EASY backfill, 512 GPUs, load 0.95 (long queues), one year, 1 thread", bench::reference_scenario(512, "easy-backfill", 0.95, jobs)));
+        run(engine(
+            "easy-0.95",
+            "EASY backfill, 512 GPUs, load 0.95 (long queues), one year, 1 thread",
+            bench::reference_scenario(512, "easy-backfill", 0.95, jobs),
+        ));
     }
     let default = Scenario::embedded_default();
     if wanted("default-e2e") {
@@ -174,5 +188,187 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
         eprintln!("burstsim: Monte Carlo speed-up on 2 threads: {speedup:.2}× (efficiency {:.0}%)", speedup * 50.0);
     }
     print!("{}", bench::to_table(&results));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sweep(a: SweepArgs) -> Result<ExitCode> {
+    use burstsim::metrics::Metric;
+    use burstsim::sweep::{self, Sweep, recommend, store};
+    let targets =
+        a.targets.iter().map(|t| recommend::parse_target(t).map_err(UsageError)).collect::<Result<Vec<_>, _>>()?;
+    let text = std::fs::read_to_string(&a.scenario)
+        .map_err(|source| ScenarioError::Read { path: a.scenario.display().to_string(), source })?;
+    let file = a.scenario.display().to_string();
+    let mut sw = Sweep::new(&text, &file, &a.params)?;
+    if let Some(n) = a.replications {
+        if n == 0 {
+            bail!(UsageError("--replications 0 is not allowed".into()));
+        }
+        sweep::set_path(&mut sw.base, "simulation.replications", &n.to_string())?;
+    }
+    if let Some(s) = a.seed {
+        sweep::set_path(&mut sw.base, "simulation.seed", &s.to_string())?;
+    }
+    let first = sw.scenario(0)?;
+    let pairs = match &a.break_even {
+        None => None,
+        Some(spec) => {
+            let (x, y) = spec
+                .split_once(',')
+                .ok_or_else(|| UsageError(format!("--break-even '{spec}' must be POLICY_A,POLICY_B")))?;
+            for p in [x, y] {
+                if first.policy_index(p.trim()).is_none() {
+                    let names: Vec<&str> = first.policies.iter().map(|p| p.name.as_str()).collect();
+                    bail!(UsageError(format!(
+                        "--break-even: no policy is named '{}'; the policies are: {}",
+                        p.trim(),
+                        names.join(", ")
+                    )));
+                }
+            }
+            Some((x.trim().to_string(), y.trim().to_string()))
+        }
+    };
+    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(format!("{}-sweep", first.name)));
+    let st = store::Store::open(&out_dir, &sw, a.resume)?;
+    let pool = pool(a.threads)?;
+    let total = sw.points.len();
+    let done_before = (0..total).filter(|&p| st.is_done(p)).count();
+    if a.resume && done_before > 0 && !a.quiet {
+        eprintln!("burstsim: resuming: {done_before} of {total} points already finished in {}", out_dir.display());
+    }
+    let pb = progress_bar(total as u64, a.quiet, "sweep points");
+    pb.set_position(done_before as u64);
+    let started = Instant::now();
+    let mut cache = std::collections::HashMap::new();
+    for p in 0..total {
+        if st.is_done(p) {
+            continue;
+        }
+        let scn = sw.scenario(p)?;
+        pb.set_message(sw.label(p));
+        let results = pool.install(|| sweep::run_point(&scn, &mut cache, &|| {}));
+        st.save(p, &sw.label(p), &Summaries::new(&scn, &results))?;
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let mut summaries = Vec::new();
+    let mut raw = Vec::new();
+    for p in 0..total {
+        let (s, r) = st.load(p)?;
+        summaries.push(s);
+        raw.push(r);
+    }
+    output::atomic_write(&out_dir.join("sweep.csv"), &store::sweep_csv(&sw, &raw))?;
+    let points: Vec<recommend::PointResult> = summaries
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| recommend::PointResult { point: i, label: sw.label(i), summaries: s })
+        .collect();
+
+    let mut report = String::new();
+    report.push_str(&format!(
+        "{}: sweep of {} points × {} policies, {} replications per point; mean ± 95% CI half-width\n\n",
+        first.name,
+        total,
+        first.policies.len(),
+        first.replications
+    ));
+    report.push_str(&format!(
+        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}\n",
+        "point", "policy", "total cost (CNY)", "mean wait (h)", "p95 wait (h)", "cloud (%)"
+    ));
+    // A policy the sweep does not touch has the same results at every point: show it once.
+    let constant = |name: &str| {
+        let first_cost = points[0].summaries.get(name, Metric::TotalCost).map(|r| r.summary);
+        points.len() > 1 && points.iter().all(|pr| pr.summaries.get(name, Metric::TotalCost).map(|r| r.summary) == first_cost)
+    };
+    let row = |label: &str, pr: &recommend::PointResult, name: &str| {
+        let g = |m: Metric| pr.summaries.get(name, m).map(|r| r.summary);
+        let f = |m: Metric, scale: f64, d: usize| {
+            g(m).map_or("–".to_string(), |s| {
+                if s.half_width.is_nan() {
+                    format!("{:.*}", d, s.mean * scale)
+                } else {
+                    format!("{:.*} ± {:.*}", d, s.mean * scale, d, s.half_width * scale)
+                }
+            })
+        };
+        format!(
+            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}\n",
+            label,
+            name,
+            f(Metric::TotalCost, 1.0, 0),
+            f(Metric::WaitMean, 1.0, 2),
+            f(Metric::WaitP95, 1.0, 2),
+            f(Metric::CloudJobShare, 100.0, 1)
+        )
+    };
+    for pr in &points {
+        for policy in first.policies.iter().filter(|p| !constant(&p.name)) {
+            report.push_str(&row(&pr.label, pr, &policy.name));
+        }
+    }
+    for policy in first.policies.iter().filter(|p| constant(&p.name)) {
+        report.push_str(&row("(same at every point)", &points[0], &policy.name));
+    }
+    if !targets.is_empty() {
+        let rec = recommend::recommend(&points, &targets);
+        let text = recommend::render(&rec, 12);
+        let full = recommend::render(&rec, usize::MAX);
+        output::atomic_write(&out_dir.join("recommendation.txt"), full.as_bytes())?;
+        report.push('\n');
+        report.push_str(&text);
+    }
+    let lines = recommend::break_even_lines(&first);
+    if !lines.is_empty() {
+        report.push_str("\nMonthly vs hourly from the scenario's prices (break-even utilisation):\n");
+        for l in lines {
+            report.push_str(&format!("  {l}\n"));
+        }
+    }
+    if let Some((x, y)) = pairs {
+        if sw.params.len() != 1 {
+            eprintln!("burstsim: warning: --break-even needs a one-parameter sweep; skipped");
+        } else {
+            let values: Vec<f64> = sw.params[0].values.iter().map(|v| v.parse().unwrap_or(f64::NAN)).collect();
+            match recommend::crossing(&points, &values, &x, &y) {
+                Some(c) => {
+                    report.push_str(&format!(
+                        "\nBreak-even along {}: the mean costs of '{x}' and '{y}' cross at about {:.3}; below it '{}' is cheaper.\n",
+                        sw.params[0].key, c.value, c.cheaper_below
+                    ));
+                    for (name, u) in [(&x, c.monthly_utilization.0), (&y, c.monthly_utilization.1)] {
+                        if u.is_finite() {
+                            report.push_str(&format!(
+                                "  There '{name}' keeps its monthly GPUs about {:.0}% busy.\n",
+                                u * 100.0
+                            ));
+                        }
+                    }
+                }
+                None => report.push_str(&format!(
+                    "\nBreak-even along {}: the mean costs of '{x}' and '{y}' do not cross in the swept range.\n",
+                    sw.params[0].key
+                )),
+            }
+        }
+    }
+    if !a.quiet {
+        print!("{report}");
+        println!(
+            "\nFiles: {}/sweep.csv, points/*/{{summary,paired}}.csv{}",
+            out_dir.display(),
+            if targets.is_empty() { "" } else { ", recommendation.txt" }
+        );
+    }
+    let unstable: usize =
+        points.iter().filter(|p| p.summaries.rows.iter().any(|r| r.unstable_replications > 0)).count();
+    if unstable > 0 {
+        eprintln!(
+            "burstsim: warning: the campus is unstable in some replications at {unstable} of {total} points (offered load ≥ 1 or a growing backlog); their averages depend on the horizon"
+        );
+    }
+    eprintln!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }

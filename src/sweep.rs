@@ -1,0 +1,466 @@
+//! Parameter sweeps: "as X varies, how do cost and wait move, and which setting should we
+//! choose?"
+//!
+//! A sweep parameter is a dotted path into the scenario file, where arrays of tables are
+//! addressed by their `name` (`policies.overflow-4h.threshold_hours`,
+//! `background.seasons.final-exams.multiplier`, `cloud.offers.a800-monthly.gpus`) or by
+//! index. Values come from the command line (`KEY=1,2,4` or `KEY=0:48:4`, inclusive) or
+//! from a `[sweep]` table in the scenario. Up to three parameters form a grid. Every point
+//! is the scenario with those values set, checked like any scenario, and run with the
+//! same seed and replications (common random numbers), so neighbouring points differ only
+//! by the parameter. A policy whose inputs do not change between points (say the
+//! campus-only baseline of a threshold sweep) is simulated once and reused: its results
+//! would be identical anyway.
+
+pub mod recommend;
+pub mod store;
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use crate::experiment::{self, PolicyResults, Results};
+use crate::scenario::raw::RawScenario;
+use crate::scenario::{Scenario, ScenarioError};
+
+/// A sweep specification that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// `--param` is not `KEY=VALUES`.
+    #[error("--param '{0}' is not of the form KEY=V1,V2,… or KEY=START:STOP:STEP")]
+    Syntax(String),
+    /// A range is empty, endless or has a bad step.
+    #[error("'{spec}': {problem}")]
+    BadRange {
+        /// The range as given.
+        spec: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The path does not lead to a scenario key.
+    #[error("sweep path '{path}': {problem}")]
+    BadPath {
+        /// The dotted path.
+        path: String,
+        /// What is wrong and what is allowed.
+        problem: String,
+    },
+    /// A value has the wrong type for its key.
+    #[error("sweep path '{path}': '{value}' is not allowed; {problem}")]
+    BadValue {
+        /// The dotted path.
+        path: String,
+        /// The value as given.
+        value: String,
+        /// What is allowed.
+        problem: String,
+    },
+    /// Too many parameters or points.
+    #[error("{0}")]
+    TooBig(String),
+    /// A point's scenario is invalid.
+    #[error("sweep point {point} ({values}): {problem}")]
+    InvalidPoint {
+        /// Point index.
+        point: usize,
+        /// Its parameter values.
+        values: String,
+        /// Why.
+        problem: ScenarioError,
+    },
+    /// No parameters at all.
+    #[error("nothing to sweep: give --param KEY=V1,V2,… or a [sweep] table in the scenario")]
+    Empty,
+}
+
+/// One swept parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Dotted path.
+    pub key: String,
+    /// The values as written (parsed to the key's type when applied).
+    pub values: Vec<String>,
+}
+
+/// Most parameters in one grid.
+pub const MAX_PARAMS: usize = 3;
+/// Most points in one sweep.
+pub const MAX_POINTS: usize = 10_000;
+
+/// Parses `KEY=V1,V2,…` or `KEY=START:STOP:STEP`.
+pub fn parse_param(spec: &str) -> Result<Param, SweepError> {
+    let (key, values) = spec.split_once('=').ok_or_else(|| SweepError::Syntax(spec.to_string()))?;
+    let key = key.trim();
+    if key.is_empty() || values.trim().is_empty() {
+        return Err(SweepError::Syntax(spec.to_string()));
+    }
+    Ok(Param { key: key.to_string(), values: expand_values(values.trim())? })
+}
+
+/// `a,b,c` or `start:stop:step` (inclusive of `stop` up to rounding).
+pub fn expand_values(text: &str) -> Result<Vec<String>, SweepError> {
+    let parts: Vec<&str> = text.split(':').collect();
+    if parts.len() == 3 {
+        let num = |s: &str| {
+            s.trim()
+                .parse::<f64>()
+                .map_err(|_| SweepError::BadRange { spec: text.into(), problem: format!("'{s}' is not a number") })
+        };
+        let (a, b, step) = (num(parts[0])?, num(parts[1])?, num(parts[2])?);
+        if !(a.is_finite() && b.is_finite() && step.is_finite()) || step <= 0.0 || b < a {
+            return Err(SweepError::BadRange {
+                spec: text.into(),
+                problem: "give START:STOP:STEP with finite numbers, STOP ≥ START and STEP > 0".into(),
+            });
+        }
+        let n = ((b - a) / step + 1e-9).floor() as usize + 1;
+        if n > MAX_POINTS {
+            return Err(SweepError::TooBig(format!("'{text}' has {n} values; at most {MAX_POINTS} points per sweep")));
+        }
+        let integral = [a, b, step].iter().all(|v| v.fract() == 0.0);
+        return Ok((0..n)
+            .map(|i| {
+                let v = a + step * i as f64;
+                if integral { format!("{}", v as i64) } else { format!("{}", (v * 1e9).round() / 1e9) }
+            })
+            .collect());
+    }
+    let values: Vec<String> = text.split(',').map(|s| s.trim().to_string()).collect();
+    if values.iter().any(String::is_empty) {
+        return Err(SweepError::BadRange { spec: text.into(), problem: "an empty value in the list".into() });
+    }
+    Ok(values)
+}
+
+/// Reads the `[sweep]` table of a scenario text: each key a path, each value an array of
+/// values or a `"START:STOP:STEP"` string.
+pub fn params_from_table(table: &toml::Table) -> Result<Vec<Param>, SweepError> {
+    let mut out = Vec::new();
+    for (key, v) in table {
+        let values = match v {
+            toml::Value::String(s) => expand_values(s)?,
+            toml::Value::Array(a) => a
+                .iter()
+                .map(|x| match x {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect(),
+            other => vec![other.to_string()],
+        };
+        out.push(Param { key: key.clone(), values });
+    }
+    Ok(out)
+}
+
+/// The grid: every combination of values, the first parameter varying slowest.
+pub fn grid(params: &[Param]) -> Result<Vec<Vec<String>>, SweepError> {
+    if params.is_empty() {
+        return Err(SweepError::Empty);
+    }
+    if params.len() > MAX_PARAMS {
+        return Err(SweepError::TooBig(format!(
+            "{} parameters given; a sweep grid takes at most {MAX_PARAMS}",
+            params.len()
+        )));
+    }
+    let total: usize = params.iter().map(|p| p.values.len()).product();
+    if total > MAX_POINTS {
+        return Err(SweepError::TooBig(format!("the grid has {total} points; at most {MAX_POINTS}")));
+    }
+    let mut points = vec![Vec::new()];
+    for p in params {
+        points = points
+            .into_iter()
+            .flat_map(|prefix| p.values.iter().map(move |v| [prefix.clone(), vec![v.clone()]].concat()))
+            .collect();
+    }
+    Ok(points)
+}
+
+fn names_in(array: &[toml::Value]) -> String {
+    let names: Vec<String> = array
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v.get("name").and_then(|n| n.as_str()).map_or_else(|| i.to_string(), |n| format!("'{n}'")))
+        .collect();
+    names.join(", ")
+}
+
+/// Parses a value for a key that currently holds `current` (or is absent).
+fn typed_value(path: &str, text: &str, current: Option<&toml::Value>) -> Result<toml::Value, SweepError> {
+    let bad = |problem: &str| SweepError::BadValue { path: path.into(), value: text.into(), problem: problem.into() };
+    let as_float = |t: &str| match t {
+        "inf" | "+inf" => Some(f64::INFINITY),
+        _ => t.parse::<f64>().ok().filter(|v| v.is_finite()),
+    };
+    Ok(match current {
+        // An integer in the file may be a float key written without a decimal point
+        // (`jobs_per_week = 40`): a fractional value is passed on and the scenario's own
+        // type check decides.
+        Some(toml::Value::Integer(_)) => match (text.parse::<i64>(), as_float(text)) {
+            (Ok(i), _) => toml::Value::Integer(i),
+            (Err(_), Some(f)) => toml::Value::Float(f),
+            _ => return Err(bad("this key takes a number")),
+        },
+        Some(toml::Value::Float(_)) => {
+            toml::Value::Float(as_float(text).ok_or_else(|| bad("this key takes a number"))?)
+        }
+        Some(toml::Value::Boolean(_)) => {
+            toml::Value::Boolean(text.parse().map_err(|_| bad("this key takes true or false"))?)
+        }
+        Some(toml::Value::String(_)) => toml::Value::String(text.to_string()),
+        Some(_) => return Err(bad("only numbers, booleans and strings can be swept, not tables or arrays")),
+        None => {
+            if let Ok(i) = text.parse::<i64>() {
+                toml::Value::Integer(i)
+            } else if let Some(f) = as_float(text) {
+                toml::Value::Float(f)
+            } else if let Ok(b) = text.parse::<bool>() {
+                toml::Value::Boolean(b)
+            } else {
+                toml::Value::String(text.to_string())
+            }
+        }
+    })
+}
+
+/// Sets `path` to `text` in a scenario document.
+pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), SweepError> {
+    let steps: Vec<&str> = path.split('.').collect();
+    if steps.iter().any(|s| s.is_empty()) {
+        return Err(SweepError::BadPath { path: path.into(), problem: "empty part in the dotted path".into() });
+    }
+    let mut table = doc;
+    let mut walked = String::new();
+    for (i, step) in steps.iter().enumerate() {
+        let last = i + 1 == steps.len();
+        if last {
+            if walked == "campus" && *step == "gpus" {
+                // Sweeping the cluster size replaces nodes × gpus_per_node.
+                table.remove("nodes");
+                table.remove("gpus_per_node");
+            }
+            let value = typed_value(path, text, table.get(*step))?;
+            table.insert(step.to_string(), value);
+            return Ok(());
+        }
+        let here = if walked.is_empty() { "the top level".to_string() } else { format!("'{walked}'") };
+        let keys: Vec<String> = table.keys().cloned().collect();
+        let next = table.get_mut(*step).ok_or_else(|| SweepError::BadPath {
+            path: path.into(),
+            problem: format!("'{step}' is not in {here}; there: {}", keys.join(", ")),
+        })?;
+        walked = if walked.is_empty() { step.to_string() } else { format!("{walked}.{step}") };
+        table = match next {
+            toml::Value::Table(t) => t,
+            toml::Value::Array(arr) => {
+                let name = steps[i + 1];
+                let listed = names_in(arr);
+                let idx = arr
+                    .iter()
+                    .position(|v| v.get("name").and_then(|n| n.as_str()) == Some(name))
+                    .or_else(|| name.parse::<usize>().ok().filter(|&k| k < arr.len()))
+                    .ok_or_else(|| SweepError::BadPath {
+                        path: path.into(),
+                        problem: format!("nothing named '{name}' in '{walked}'; the names are: {listed}"),
+                    })?;
+                if i + 2 == steps.len() {
+                    return Err(SweepError::BadPath {
+                        path: path.into(),
+                        problem: format!("'{walked}.{name}' is a table; name one of its keys"),
+                    });
+                }
+                // Skip the name step: continue inside the element.
+                return set_path(
+                    arr[idx].as_table_mut().ok_or_else(|| SweepError::BadPath {
+                        path: path.into(),
+                        problem: format!("'{walked}' is not a list of tables"),
+                    })?,
+                    &steps[i + 2..].join("."),
+                    text,
+                )
+                .map_err(|e| prefix_path(e, path));
+            }
+            _ => {
+                return Err(SweepError::BadPath {
+                    path: path.into(),
+                    problem: format!("'{walked}' is a value, not a table"),
+                });
+            }
+        };
+    }
+    unreachable!("the loop returns at the last step")
+}
+
+fn prefix_path(e: SweepError, full: &str) -> SweepError {
+    match e {
+        SweepError::BadPath { problem, .. } => SweepError::BadPath { path: full.into(), problem },
+        SweepError::BadValue { value, problem, .. } => SweepError::BadValue { path: full.into(), value, problem },
+        other => other,
+    }
+}
+
+/// A scenario document (the file's TOML table, without its `[sweep]` table) and the
+/// sweep parameters.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The document all points start from.
+    pub base: toml::Table,
+    /// Swept parameters.
+    pub params: Vec<Param>,
+    /// Values per point.
+    pub points: Vec<Vec<String>>,
+    /// File name for messages.
+    pub file: String,
+}
+
+impl Sweep {
+    /// Builds a sweep from scenario text and command-line parameters; without any, the
+    /// scenario's `[sweep]` table is used.
+    ///
+    /// # Errors
+    /// Syntax errors of the file, bad parameters, or a first point that does not validate.
+    pub fn new(text: &str, file: &str, cli: &[String]) -> Result<Sweep, SweepError> {
+        let mut base: toml::Table = toml::from_str(text).map_err(|e| SweepError::InvalidPoint {
+            point: 0,
+            values: "base scenario".into(),
+            problem: ScenarioError::Syntax { file: file.into(), message: e.to_string().trim_end().to_string() },
+        })?;
+        let from_file = match base.remove("sweep") {
+            Some(toml::Value::Table(t)) => params_from_table(&t)?,
+            Some(_) => {
+                return Err(SweepError::BadPath {
+                    path: "sweep".into(),
+                    problem: "[sweep] must be a table of path = [values]".into(),
+                });
+            }
+            None => Vec::new(),
+        };
+        let params =
+            if cli.is_empty() { from_file } else { cli.iter().map(|s| parse_param(s)).collect::<Result<_, _>>()? };
+        let points = grid(&params)?;
+        let sweep = Sweep { base, params, points, file: file.into() };
+        for p in 0..sweep.points.len() {
+            sweep.scenario(p)?;
+        }
+        Ok(sweep)
+    }
+
+    /// The label of a point: `key=value, …`.
+    pub fn label(&self, point: usize) -> String {
+        self.params
+            .iter()
+            .zip(&self.points[point])
+            .map(|(p, v)| format!("{}={v}", p.key))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The scenario of one point.
+    ///
+    /// # Errors
+    /// A bad path, value or resulting scenario.
+    pub fn scenario(&self, point: usize) -> Result<Scenario, SweepError> {
+        let mut doc = self.base.clone();
+        for (p, v) in self.params.iter().zip(&self.points[point]) {
+            set_path(&mut doc, &p.key, v)?;
+        }
+        let raw = RawScenario::deserialize(toml::Value::Table(doc)).map_err(|e| {
+            let message = e.to_string();
+            match self.params.iter().find(|p| message.contains(p.key.rsplit('.').next().unwrap_or(&p.key))) {
+                Some(p) if message.contains("unknown field") => {
+                    SweepError::BadPath { path: p.key.clone(), problem: message.trim_end().to_string() }
+                }
+                _ => SweepError::InvalidPoint {
+                    point,
+                    values: self.label(point),
+                    problem: ScenarioError::Syntax { file: self.file.clone(), message: message.trim_end().to_string() },
+                },
+            }
+        })?;
+        Scenario::from_raw(raw).map_err(|problem| SweepError::InvalidPoint {
+            point,
+            values: self.label(point),
+            problem,
+        })
+    }
+}
+
+/// A key identifying everything a policy's results depend on: the scenario without the
+/// other policies, and this policy.
+pub fn policy_key(scenario: &Scenario, policy: usize) -> u64 {
+    let mut raw = scenario.raw.clone();
+    raw.policies = vec![scenario.raw.policies[policy].clone()];
+    raw.simulation.baseline_policy = None;
+    toml::to_string(&raw)
+        .expect("serialises")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Runs one point, reusing the results of policies whose inputs did not change.
+pub fn run_point(
+    scenario: &Scenario,
+    cache: &mut HashMap<u64, PolicyResults>,
+    progress: &(dyn Fn() + Sync),
+) -> Results {
+    let keys: Vec<u64> = (0..scenario.policies.len()).map(|p| policy_key(scenario, p)).collect();
+    let todo: Vec<usize> = (0..keys.len()).filter(|&p| !cache.contains_key(&keys[p])).collect();
+    let mut results = Results::new(scenario);
+    results.replications = (0..u64::from(scenario.replications)).collect();
+    if !todo.is_empty() {
+        let mut sub = scenario.clone();
+        sub.policies = todo.iter().map(|&p| scenario.policies[p].clone()).collect();
+        sub.baseline = 0;
+        let (r, _) = experiment::run(&sub, None, progress);
+        for (k, pr) in todo.iter().zip(r.policies) {
+            cache.insert(keys[*k], pr);
+        }
+    }
+    for (p, key) in keys.iter().enumerate() {
+        results.policies[p] = cache[key].clone();
+    }
+    results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_lists_and_ranges() {
+        assert_eq!(expand_values("0:48:12").unwrap(), ["0", "12", "24", "36", "48"]);
+        assert_eq!(expand_values("1,2, 4").unwrap(), ["1", "2", "4"]);
+        assert_eq!(expand_values("0.5:1.5:0.5").unwrap(), ["0.5", "1", "1.5"]);
+        assert!(expand_values("5:1:1").is_err());
+        assert!(expand_values("0:1:0").is_err());
+        assert!(parse_param("no-equals").is_err());
+    }
+
+    #[test]
+    fn grids_vary_the_last_parameter_fastest() {
+        let p = |k: &str, v: &[&str]| Param { key: k.into(), values: v.iter().map(|s| s.to_string()).collect() };
+        let g = grid(&[p("a", &["1", "2"]), p("b", &["x", "y"])]).unwrap();
+        assert_eq!(g, vec![vec!["1", "x"], vec!["1", "y"], vec!["2", "x"], vec!["2", "y"]]);
+        assert!(grid(&[p("a", &["1"]), p("b", &["1"]), p("c", &["1"]), p("d", &["1"])]).is_err());
+    }
+
+    #[test]
+    fn paths_address_arrays_of_tables_by_name() {
+        let mut doc: toml::Table =
+            toml::from_str("[campus]\nnodes = 2\ngpus_per_node = 8\n[[policies]]\nname = \"a\"\nthreshold_hours = 4\n")
+                .unwrap();
+        set_path(&mut doc, "policies.a.threshold_hours", "8").unwrap();
+        assert_eq!(doc["policies"][0]["threshold_hours"].as_float(), None, "an integer stays an integer");
+        assert_eq!(doc["policies"][0]["threshold_hours"].as_integer(), Some(8));
+        set_path(&mut doc, "campus.gpus", "64").unwrap();
+        assert!(doc["campus"].get("nodes").is_none());
+        let e = set_path(&mut doc, "policies.b.threshold_hours", "1").unwrap_err().to_string();
+        assert!(e.contains("nothing named 'b'") && e.contains("'a'"), "{e}");
+        let e = set_path(&mut doc, "campus.nodes.x", "1").unwrap_err().to_string();
+        assert!(e.contains("'nodes' is not in 'campus'"), "{e}");
+        let e = set_path(&mut doc, "campus.gpus", "many").unwrap_err().to_string();
+        assert!(e.contains("takes a number"), "{e}");
+    }
+}

@@ -1,0 +1,211 @@
+//! Durable sweep results: one folder per finished point, written atomically, so an
+//! interrupted sweep loses at most the point in progress and `--resume` continues where it
+//! stopped. The final files are always assembled from the point folders, which is what
+//! makes a resumed sweep byte-identical to an uninterrupted one.
+//!
+//! ```text
+//! OUT/sweep.toml            the sweep: scenario hash, parameters, points (written first)
+//! OUT/points/0003/          one finished point: summary.csv, paired.csv, point.toml (last)
+//! OUT/sweep.csv             all points (written atomically at the end)
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use super::Sweep;
+use crate::experiment::{PairedRow, Summaries, SummaryRow};
+use crate::metrics::Metric;
+use crate::output::{atomic_write, csv as out_csv};
+use crate::stats::Summary;
+
+/// Why the output folder cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// I/O.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The folder holds a different sweep.
+    #[error(
+        "'{dir}' holds results of a different sweep (scenario or parameters changed: hash {found} there, {expected} now); \
+         resume only an unchanged sweep, or write to a new --out folder"
+    )]
+    Stale {
+        /// Folder.
+        dir: String,
+        /// Hash on disk.
+        found: String,
+        /// Hash of this sweep.
+        expected: String,
+    },
+    /// A point file is damaged.
+    #[error("'{0}' is damaged: {1}; delete that point folder and resume")]
+    Damaged(String, String),
+}
+
+/// A stable hash of everything that decides a sweep's numbers.
+pub fn sweep_hash(sweep: &Sweep) -> String {
+    let mut text = toml::to_string(&sweep.base).expect("a TOML table serialises");
+    for p in &sweep.params {
+        text.push_str(&format!("\n{}={}", p.key, p.values.join(",")));
+    }
+    text.push_str(&format!("\nburstsim {}", env!("CARGO_PKG_VERSION")));
+    format!(
+        "{:016x}",
+        text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    )
+}
+
+/// The output folder of a sweep.
+#[derive(Debug)]
+pub struct Store {
+    dir: PathBuf,
+    hash: String,
+}
+
+impl Store {
+    /// Opens (or starts) the folder. With `resume`, an existing folder must hold this very
+    /// sweep; without it, earlier point folders are removed.
+    ///
+    /// # Errors
+    /// [`StoreError::Stale`] when resuming into a different sweep; I/O errors.
+    pub fn open(dir: &Path, sweep: &Sweep, resume: bool) -> Result<Store, StoreError> {
+        let hash = sweep_hash(sweep);
+        let meta = dir.join("sweep.toml");
+        if resume && meta.exists() {
+            let text = std::fs::read_to_string(&meta)?;
+            let found = text
+                .lines()
+                .find_map(|l| l.strip_prefix("hash = \"").and_then(|r| r.strip_suffix('"')))
+                .unwrap_or("(none)")
+                .to_string();
+            if found != hash {
+                return Err(StoreError::Stale { dir: dir.display().to_string(), found, expected: hash });
+            }
+        } else {
+            let points = dir.join("points");
+            if points.exists() {
+                std::fs::remove_dir_all(&points)?;
+            }
+        }
+        std::fs::create_dir_all(dir.join("points"))?;
+        let mut text =
+            format!("# burstsim sweep manifest\nhash = \"{hash}\"\npoints = {}\n\n[params]\n", sweep.points.len());
+        for p in &sweep.params {
+            text.push_str(&format!("{} = {:?}\n", toml::Value::String(p.key.clone()), p.values));
+        }
+        atomic_write(&meta, text.as_bytes())?;
+        Ok(Store { dir: dir.to_path_buf(), hash })
+    }
+
+    fn point_dir(&self, point: usize) -> PathBuf {
+        self.dir.join("points").join(format!("{point:04}"))
+    }
+
+    /// Whether a point finished (its `point.toml`, written last, exists with this hash).
+    pub fn is_done(&self, point: usize) -> bool {
+        std::fs::read_to_string(self.point_dir(point).join("point.toml")).is_ok_and(|t| t.contains(&self.hash))
+    }
+
+    /// Saves a finished point.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn save(&self, point: usize, label: &str, summaries: &Summaries) -> Result<(), StoreError> {
+        let d = self.point_dir(point);
+        std::fs::create_dir_all(&d)?;
+        atomic_write(&d.join("summary.csv"), &out_csv::summary_csv(summaries))?;
+        atomic_write(&d.join("paired.csv"), &out_csv::paired_csv(summaries))?;
+        let marker =
+            format!("hash = \"{}\"\npoint = {point}\nvalues = {}\n", self.hash, toml::Value::String(label.to_string()));
+        atomic_write(&d.join("point.toml"), marker.as_bytes())?;
+        Ok(())
+    }
+
+    /// Reads a finished point back: its summaries (for recommendations) and the exact
+    /// rows of its `summary.csv` (copied verbatim into `sweep.csv`).
+    ///
+    /// # Errors
+    /// [`StoreError::Damaged`] for unreadable files.
+    pub fn load(&self, point: usize) -> Result<(Summaries, Vec<csv::StringRecord>), StoreError> {
+        let d = self.point_dir(point);
+        let raw = read_rows(&d.join("summary.csv"), |r| Ok(r.clone()))?;
+        let rows = read_rows(&d.join("summary.csv"), |r| {
+            Ok(SummaryRow {
+                policy: r[0].to_string(),
+                metric: metric(&r[1])?,
+                summary: summary(&r[3], &r[4], &r[5], &r[6], &r[7])?,
+                unstable_replications: r[8].parse().map_err(|_| "unstable_replications".to_string())?,
+            })
+        })?;
+        let paired = read_rows(&d.join("paired.csv"), |r| {
+            Ok(PairedRow {
+                policy: r[0].to_string(),
+                baseline: r[1].to_string(),
+                metric: metric(&r[2])?,
+                summary: summary(&r[4], &r[5], &r[6], &r[7], &r[8])?,
+            })
+        })?;
+        Ok((Summaries { rows, paired }, raw))
+    }
+}
+
+fn metric(name: &str) -> Result<Metric, String> {
+    Metric::from_name(name).ok_or_else(|| format!("unknown metric '{name}'"))
+}
+
+fn float(s: &str) -> Result<f64, String> {
+    if s.is_empty() { Ok(f64::NAN) } else { s.parse().map_err(|_| format!("'{s}' is not a number")) }
+}
+
+fn summary(mean: &str, low: &str, high: &str, sd: &str, n: &str) -> Result<Summary, String> {
+    let (mean, low, high) = (float(mean)?, float(low)?, float(high)?);
+    Ok(Summary {
+        n: n.parse().map_err(|_| format!("'{n}' is not a count"))?,
+        mean,
+        std_dev: float(sd)?,
+        half_width: (high - low) / 2.0,
+    })
+}
+
+fn read_rows<T>(path: &Path, parse: impl Fn(&csv::StringRecord) -> Result<T, String>) -> Result<Vec<T>, StoreError> {
+    let damaged = |e: String| StoreError::Damaged(path.display().to_string(), e);
+    let mut rdr = csv::Reader::from_path(path).map_err(|e| damaged(e.to_string()))?;
+    let mut out = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| damaged(e.to_string()))?;
+        out.push(parse(&rec).map_err(damaged)?);
+    }
+    Ok(out)
+}
+
+/// `sweep.csv`: point × policy × metric, with one column per swept parameter; the
+/// statistics are the points' `summary.csv` fields, verbatim.
+pub fn sweep_csv(sweep: &Sweep, points: &[Vec<csv::StringRecord>]) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    let mut header = vec!["point".to_string()];
+    header.extend(sweep.params.iter().map(|p| p.key.clone()));
+    header.extend(
+        [
+            "policy",
+            "metric",
+            "unit",
+            "mean",
+            "ci95_low",
+            "ci95_high",
+            "replications",
+            "std_dev",
+            "unstable_replications",
+        ]
+        .map(String::from),
+    );
+    w.write_record(&header).expect("in memory");
+    // summary.csv: policy,metric,unit,mean,ci95_low,ci95_high,std_dev,replications,unstable_replications
+    for (i, rows) in points.iter().enumerate() {
+        for r in rows {
+            let mut row = vec![i.to_string()];
+            row.extend(sweep.points[i].iter().cloned());
+            row.extend([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[7], &r[6], &r[8]].map(String::from));
+            w.write_record(&row).expect("in memory");
+        }
+    }
+    w.into_inner().expect("in memory")
+}

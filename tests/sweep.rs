@@ -1,0 +1,262 @@
+//! `burstsim sweep`: equals `run` at a single point, resumes to identical bytes after an
+//! interruption, refuses stale results, reports unmet targets, and names bad paths.
+
+use assert_cmd::Command;
+
+fn burstsim() -> Command {
+    Command::cargo_bin("burstsim").expect("binary built")
+}
+
+const TINY: &str = "tests/fixtures/tiny.toml";
+const THRESHOLDS: &str = "policies.overflow-2h.threshold_hours=0,1,2,4,8,inf";
+
+fn sweep(out: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    burstsim()
+        .args(["sweep", TINY, "-n", "2", "--quiet", "-p", THRESHOLDS, "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_sweep_over_one_value_equals_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = burstsim()
+        .args(["sweep", TINY, "-n", "2", "--quiet", "-p", "policies.overflow-2h.threshold_hours=2", "--out"])
+        .arg(dir.path().join("s"))
+        .output()
+        .unwrap();
+    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    let r = burstsim().args(["run", TINY, "-n", "2", "--quiet", "--out"]).arg(dir.path().join("r")).output().unwrap();
+    assert!(r.status.success());
+    let run = std::fs::read_to_string(dir.path().join("r/summary.csv")).unwrap();
+    let sweep = std::fs::read_to_string(dir.path().join("s/sweep.csv")).unwrap();
+    // sweep.csv: point,<param>,policy,metric,unit,mean,ci95_low,ci95_high,replications,std_dev,unstable_replications
+    // summary.csv: policy,metric,unit,mean,ci95_low,ci95_high,std_dev,replications,unstable_replications
+    let from_sweep: Vec<String> = sweep
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            [f[2], f[3], f[4], f[5], f[6], f[7], f[9], f[8], f[10]].join(",")
+        })
+        .collect();
+    let from_run: Vec<&str> = run.lines().skip(1).collect();
+    assert_eq!(from_sweep, from_run);
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_to_identical_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    assert!(sweep(&whole, &[]).status.success());
+    let expected = std::fs::read(whole.join("sweep.csv")).unwrap();
+
+    // Lost points (as after Ctrl-C): remove two finished points and the final file.
+    let part = dir.path().join("part");
+    assert!(sweep(&part, &[]).status.success());
+    std::fs::remove_dir_all(part.join("points/0002")).unwrap();
+    std::fs::remove_dir_all(part.join("points/0005")).unwrap();
+    std::fs::remove_file(part.join("sweep.csv")).unwrap();
+    let out = sweep(&part, &["--resume"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("6 points (4 resumed)"));
+    assert_eq!(std::fs::read(part.join("sweep.csv")).unwrap(), expected);
+
+    // kill -9 at an arbitrary moment, then resume: same bytes whenever it was killed.
+    let killed = dir.path().join("killed");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("burstsim"))
+        .args(["sweep", TINY, "-n", "2", "--quiet", "-p", THRESHOLDS, "--out"])
+        .arg(&killed)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let leftovers: Vec<String> =
+        walk(&killed).into_iter().filter(|p| p.ends_with(".csv") && p.contains(".tmp")).collect();
+    assert!(
+        leftovers.is_empty() || leftovers.iter().all(|p| p.contains("/.")),
+        "only hidden temporaries may remain: {leftovers:?}"
+    );
+    assert!(sweep(&killed, &["--resume"]).status.success());
+    assert_eq!(std::fs::read(killed.join("sweep.csv")).unwrap(), expected);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn resuming_into_a_changed_scenario_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    assert!(sweep(&out, &[]).status.success());
+    let changed = dir.path().join("changed.toml");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(TINY).unwrap().replace("offered_load = 0.8", "offered_load = 0.7"),
+    )
+    .unwrap();
+    let r = burstsim()
+        .args(["sweep"])
+        .arg(&changed)
+        .args(["-n", "2", "--quiet", "-p", THRESHOLDS, "--resume", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("different sweep"), "{}", String::from_utf8_lossy(&r.stderr));
+}
+
+#[test]
+fn a_target_no_point_meets_is_reported_with_the_closest() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = burstsim()
+        .args([
+            "sweep",
+            TINY,
+            "-n",
+            "2",
+            "-p",
+            THRESHOLDS,
+            "--target",
+            "wait_mean_h<=0",
+            "--target",
+            "total_cost_cny<=1",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("no point and policy meets every target") && text.contains("closest:"), "{text}");
+    assert!(dir.path().join("recommendation.txt").exists());
+}
+
+#[test]
+fn the_recommendation_respects_the_ci_bound_and_is_the_cheapest_that_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = 3.0; // hours of mean wait
+    let out = burstsim()
+        .args([
+            "sweep",
+            TINY,
+            "-n",
+            "3",
+            "--quiet",
+            "-p",
+            THRESHOLDS,
+            "--target",
+            &format!("wait_mean_h<={target}"),
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rec = std::fs::read_to_string(dir.path().join("recommendation.txt")).unwrap();
+    // Recompute from sweep.csv: feasible = ci95_high <= target; cheapest by mean cost.
+    let csv = std::fs::read_to_string(dir.path().join("sweep.csv")).unwrap();
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect();
+    let get = |point: &str, policy: &str, metric: &str| {
+        rows.iter().find(|r| r[0] == point && r[2] == policy && r[3] == metric).cloned().unwrap()
+    };
+    let mut best: Option<(f64, String, String)> = None;
+    let mut mean_only = 0;
+    for r in rows.iter().filter(|r| r[3] == "wait_mean_h") {
+        let (mean, high): (f64, f64) = (r[5].parse().unwrap(), r[7].parse().unwrap_or(f64::INFINITY));
+        let cost: f64 = get(&r[0], &r[2], "total_cost_cny")[5].parse().unwrap();
+        if mean <= target && high > target {
+            mean_only += 1;
+            assert!(
+                !rec.contains(&format!("choose policy '{}' at policies.overflow-2h.threshold_hours={},", r[2], r[1])),
+                "a mean-only point was chosen"
+            );
+        }
+        if high <= target && best.as_ref().is_none_or(|b| cost < b.0) {
+            best = Some((cost, r[2].clone(), r[1].clone()));
+        }
+    }
+    let (_, policy, value) = best.expect("some point meets the target");
+    assert!(
+        rec.contains(&format!("choose policy '{policy}' at policies.overflow-2h.threshold_hours={value}:")),
+        "{rec}"
+    );
+    assert!(mean_only > 0, "the fixture has points whose mean meets the target but whose CI does not");
+}
+
+#[test]
+fn an_invalid_param_path_exits_2_naming_the_choices() {
+    let cases = [
+        ("policies.overflow-3h.threshold_hours=1", "nothing named 'overflow-3h'"),
+        ("campus.gpuz=64", "unknown field `gpuz`"),
+        ("campus.gpus=many", "takes a number"),
+        ("simulation.horizon_days", "KEY=V1,V2"),
+        ("background.seasons.crunch.multiplier=-1", "multiplier"),
+    ];
+    for (param, needle) in cases {
+        let out =
+            burstsim().args(["sweep", TINY, "-n", "1", "-p", param, "--out", "/nonexistent/never"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{param}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{param}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+}
+
+#[test]
+fn a_sweep_table_in_the_scenario_is_used_without_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.toml");
+    std::fs::write(
+        &f,
+        std::fs::read_to_string(TINY).unwrap()
+            + "\n[sweep]\n\"campus.gpus\" = [48, 64]\n\"policies.overflow-2h.threshold_hours\" = \"0:4:2\"\n",
+    )
+    .unwrap();
+    let out = burstsim()
+        .arg("sweep")
+        .arg(&f)
+        .args(["-n", "2", "--quiet", "--out"])
+        .arg(dir.path().join("o"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(dir.path().join("o/sweep.csv")).unwrap();
+    assert!(csv.starts_with("point,campus.gpus,policies.overflow-2h.threshold_hours,policy"));
+    assert_eq!(
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        6
+    );
+    // `run` ignores the [sweep] table.
+    assert!(
+        burstsim()
+            .arg("run")
+            .arg(&f)
+            .args(["-n", "1", "-q", "--out"])
+            .arg(dir.path().join("r"))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+}
