@@ -8,12 +8,14 @@
 //! sequentially, so every number is identical for any thread count. Replications are
 //! processed in chunks, so memory does not grow with their number.
 
+pub mod shard;
 pub mod summary;
 
 use rayon::prelude::*;
 
 use crate::engine::simulate;
 use crate::metrics::{Daily, Metric, RunMetrics};
+
 use crate::scenario::Scenario;
 use crate::stats::summarize;
 use crate::workload::JobStream;
@@ -36,6 +38,60 @@ pub fn wait_bin_edges() -> Vec<f64> {
     v
 }
 
+/// Fixed-point scale of [`DailySums`]: 2³², about 2·10⁻¹⁰ resolution.
+const FIXED_SCALE: f64 = 4_294_967_296.0;
+
+/// Sums over replications of the daily series, in fixed point (value × 2³², rounded, in
+/// `i128`). Integer addition is associative, so the sums, and the means derived from
+/// them, are bit-identical whatever the order or grouping of the replications: one
+/// thread or many, one machine or merged shards.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DailySums {
+    /// Σ mean GPUs requested by jobs waiting on campus, per day.
+    pub campus_queue_gpus: Vec<i128>,
+    /// Σ mean busy campus GPUs, per day.
+    pub campus_busy_gpus: Vec<i128>,
+    /// Σ mean busy cloud GPUs, per day.
+    pub cloud_busy_gpus: Vec<i128>,
+    /// Σ spending, per day.
+    pub cost_cny: Vec<i128>,
+}
+
+impl DailySums {
+    /// Zeros for `days` days.
+    pub fn new(days: usize) -> DailySums {
+        let z = vec![0i128; days];
+        DailySums { campus_queue_gpus: z.clone(), campus_busy_gpus: z.clone(), cloud_busy_gpus: z.clone(), cost_cny: z }
+    }
+
+    fn fixed(v: f64) -> i128 {
+        (v * FIXED_SCALE).round() as i128
+    }
+
+    /// Adds one replication's series.
+    pub fn add(&mut self, d: &Daily) {
+        let add = |acc: &mut Vec<i128>, v: &[f64]| acc.iter_mut().zip(v).for_each(|(a, b)| *a += Self::fixed(*b));
+        add(&mut self.campus_queue_gpus, &d.campus_queue_gpus);
+        add(&mut self.campus_busy_gpus, &d.campus_busy_gpus);
+        add(&mut self.cloud_busy_gpus, &d.cloud_busy_gpus);
+        add(&mut self.cost_cny, &d.cost_cny);
+    }
+
+    /// Adds another set of sums (merging shards).
+    pub fn merge(&mut self, other: &DailySums) {
+        let add = |acc: &mut Vec<i128>, v: &[i128]| acc.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+        add(&mut self.campus_queue_gpus, &other.campus_queue_gpus);
+        add(&mut self.campus_busy_gpus, &other.campus_busy_gpus);
+        add(&mut self.cloud_busy_gpus, &other.cloud_busy_gpus);
+        add(&mut self.cost_cny, &other.cost_cny);
+    }
+
+    /// The mean over `n` replications of a summed value.
+    pub fn mean(sum: i128, n: usize) -> f64 {
+        sum as f64 / FIXED_SCALE / n.max(1) as f64
+    }
+}
+
 /// Everything kept of one policy across replications.
 #[derive(Clone, Debug, Default)]
 pub struct PolicyResults {
@@ -44,7 +100,7 @@ pub struct PolicyResults {
     /// Per replication: looked unstable?
     pub unstable: Vec<bool>,
     /// Sums of the daily series over replications (divide by the count for means).
-    pub daily_sum: Daily,
+    pub daily_sum: DailySums,
     /// Counts of measured waits per bin of [`wait_bin_edges`], over all replications.
     pub wait_hist: Vec<u64>,
 }
@@ -85,12 +141,7 @@ impl Results {
         let empty = PolicyResults {
             values: Vec::new(),
             unstable: Vec::new(),
-            daily_sum: Daily {
-                campus_queue_gpus: vec![0.0; days],
-                campus_busy_gpus: vec![0.0; days],
-                cloud_busy_gpus: vec![0.0; days],
-                cost_cny: vec![0.0; days],
-            },
+            daily_sum: DailySums::new(days),
             wait_hist: vec![0; bins],
         };
         Results { replications: Vec::new(), policies: vec![empty; scenario.policies.len()] }
@@ -101,11 +152,7 @@ impl Results {
         let edges = wait_bin_edges();
         self.replications.push(replication);
         for (pr, m) in self.policies.iter_mut().zip(per_policy) {
-            let add = |acc: &mut Vec<f64>, v: &[f64]| acc.iter_mut().zip(v).for_each(|(a, b)| *a += b);
-            add(&mut pr.daily_sum.campus_queue_gpus, &m.daily.campus_queue_gpus);
-            add(&mut pr.daily_sum.campus_busy_gpus, &m.daily.campus_busy_gpus);
-            add(&mut pr.daily_sum.cloud_busy_gpus, &m.daily.cloud_busy_gpus);
-            add(&mut pr.daily_sum.cost_cny, &m.daily.cost_cny);
+            pr.daily_sum.add(&m.daily);
             for w in &m.waits_h {
                 let bin = edges.partition_point(|&e| e < *w);
                 pr.wait_hist[bin.min(edges.len() - 1)] += 1;

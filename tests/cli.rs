@@ -131,3 +131,72 @@ fn bench_smoke_runs_every_case() {
         assert!(text.contains(case), "{text}");
     }
 }
+
+#[test]
+fn merged_shards_equal_the_single_run_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    assert!(
+        burstsim()
+            .args(["run", TINY_FOR_SHARDS, "-n", "5", "--quiet", "--out"])
+            .arg(&single)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    for count in [2, 3] {
+        let shards = dir.path().join(format!("shards-{count}"));
+        for i in 0..count {
+            let out = burstsim()
+                .args(["run", TINY_FOR_SHARDS, "-n", "5", "--quiet", "--shard", &format!("{i}/{count}"), "--out"])
+                .arg(shards.join(format!("shard-{i}-of-{count}")))
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let merged = dir.path().join(format!("merged-{count}"));
+        let out = burstsim().arg("merge").arg(&shards).args(["--quiet", "--out"]).arg(&merged).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        for f in ["summary.csv", "paired.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"] {
+            assert_eq!(
+                std::fs::read(single.join(f)).unwrap(),
+                std::fs::read(merged.join(f)).unwrap(),
+                "{f} differs after merging {count} shards"
+            );
+        }
+    }
+}
+
+const TINY_FOR_SHARDS: &str = "tests/fixtures/tiny.toml";
+
+#[test]
+fn merging_incomplete_or_mixed_shards_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = dir.path().join("s");
+    assert!(
+        burstsim()
+            .args(["run", TINY_FOR_SHARDS, "-n", "3", "-q", "--shard", "0/2", "--out"])
+            .arg(shards.join("shard-0-of-2"))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let out = burstsim().arg("merge").arg(&shards).args(["-q", "--out"]).arg(dir.path().join("m")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shards missing: 1/2"));
+    assert!(
+        burstsim()
+            .args(["run", TINY_FOR_SHARDS, "-n", "3", "-q", "--seed", "9", "--shard", "1/2", "--out"])
+            .arg(shards.join("shard-1-of-2"))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let out = burstsim().arg("merge").arg(&shards).args(["-q", "--out"]).arg(dir.path().join("m")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another scenario"));
+    assert_eq!(burstsim().args(["run", TINY_FOR_SHARDS, "--shard", "2/2"]).output().unwrap().status.code(), Some(2));
+}

@@ -260,3 +260,33 @@ fn a_sweep_table_in_the_scenario_is_used_without_params() {
             .success()
     );
 }
+
+#[test]
+fn a_sweep_split_over_a_slurm_array_assembles_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    assert!(sweep(&whole, &[]).status.success());
+    let out = dir.path().join("array");
+    let bin = assert_cmd::cargo::cargo_bin("burstsim");
+    // Two array tasks, then the assembling job, through the shipped sbatch script.
+    for (task, merge) in [("0", "0"), ("1", "0"), ("", "1")] {
+        let status = std::process::Command::new("bash")
+            .arg("scenarios/slurm-array.sh")
+            .arg(TINY)
+            .arg(&out)
+            .args(["-n", "2", "-p", THRESHOLDS])
+            .env("BURSTSIM", &bin)
+            .env("SLURM_ARRAY_TASK_ID", task)
+            .env("SLURM_ARRAY_TASK_COUNT", "2")
+            .env("MERGE", merge)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        if task == "0" {
+            assert!(!out.join("sweep.csv").exists(), "no final file before every shard is done");
+        }
+    }
+    assert_eq!(std::fs::read(out.join("sweep.csv")).unwrap(), std::fs::read(whole.join("sweep.csv")).unwrap());
+}

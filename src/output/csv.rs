@@ -3,7 +3,7 @@
 
 use super::num;
 use crate::date::Date;
-use crate::experiment::{Results, Summaries, wait_bin_edges};
+use crate::experiment::{DailySums, Results, Summaries, wait_bin_edges};
 use crate::metrics::Metric;
 use crate::scenario::Scenario;
 
@@ -105,7 +105,7 @@ pub fn timeseries_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
     let mut w = writer();
     w.write_record(["policy", "day", "date", "campus_queue_gpus", "campus_busy_gpus", "cloud_busy_gpus", "cost_cny"])
         .expect("in memory");
-    let n = results.replications.len().max(1) as f64;
+    let n = results.replications.len();
     let start: Date = scenario.start_date;
     for (p, policy) in scenario.policies.iter().enumerate() {
         let d = &results.policies[p].daily_sum;
@@ -114,10 +114,10 @@ pub fn timeseries_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
                 policy.name.clone(),
                 day.to_string(),
                 start.add_days(day as i64).to_string(),
-                num(d.campus_queue_gpus[day] / n),
-                num(d.campus_busy_gpus[day] / n),
-                num(d.cloud_busy_gpus[day] / n),
-                num(d.cost_cny[day] / n),
+                num(DailySums::mean(d.campus_queue_gpus[day], n)),
+                num(DailySums::mean(d.campus_busy_gpus[day], n)),
+                num(DailySums::mean(d.cloud_busy_gpus[day], n)),
+                num(DailySums::mean(d.cost_cny[day], n)),
             ])
             .expect("in memory");
         }

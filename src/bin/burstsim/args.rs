@@ -24,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario's policies over Monte Carlo replications; print a table, write CSVs.
     Run(RunArgs),
+    /// Combine the shard folders of `run --shard` into the files one machine would write.
+    Merge(MergeArgs),
     /// Run a scenario at every point of a parameter grid; recommend the cheapest setting
     /// that meets your targets with 95% confidence.
     Sweep(SweepArgs),
@@ -75,6 +77,24 @@ pub struct RunArgs {
     /// No progress bar and no table; errors and warnings still go to stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Run only shard INDEX/COUNT of the replications (INDEX, INDEX+COUNT, …) and write a
+    /// shard folder for `burstsim merge` (Slurm job arrays: --shard $SLURM_ARRAY_TASK_ID/N).
+    #[arg(long)]
+    pub shard: Option<String>,
+}
+
+/// `burstsim merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Shard folders, or folders containing them (e.g. output/default/shards).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Output folder (default: output/<scenario name>/).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// No table.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// Table or CSV.
@@ -122,6 +142,11 @@ pub struct SweepArgs {
     /// Continue an interrupted sweep in the same --out folder (finished points are kept).
     #[arg(long)]
     pub resume: bool,
+    /// Run only points INDEX, INDEX+COUNT, … (a Slurm array task: --shard
+    /// $SLURM_ARRAY_TASK_ID/N); all shards share --out, and a final `--resume` run
+    /// assembles sweep.csv once every point is done.
+    #[arg(long)]
+    pub shard: Option<String>,
     /// Replications per point (overrides the scenario).
     #[arg(long, short = 'n')]
     pub replications: Option<u32>,

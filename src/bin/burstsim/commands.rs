@@ -10,7 +10,7 @@ use burstsim::output::{self, table, warnings};
 use burstsim::scenario::{Scenario, ScenarioError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::args::{BenchArgs, Cli, Command, Format, RunArgs, SweepArgs, ValidateArgs};
+use crate::args::{BenchArgs, Cli, Command, Format, MergeArgs, RunArgs, SweepArgs, ValidateArgs};
 
 /// A bad-input error (exit code 2) that is not a scenario error.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +23,10 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         e.is::<ScenarioError>()
             || e.is::<UsageError>()
             || e.is::<burstsim::sweep::SweepError>()
-            || e.is::<burstsim::sweep::store::StoreError>()
+            || e.downcast_ref::<burstsim::sweep::store::StoreError>()
+                .is_some_and(|s| !matches!(s, burstsim::sweep::store::StoreError::Io(_)))
+            || e.downcast_ref::<burstsim::experiment::shard::ShardError>()
+                .is_some_and(|s| !matches!(s, burstsim::experiment::shard::ShardError::Io(_)))
     });
     if bad_input { 2 } else { 1 }
 }
@@ -33,6 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(a) => run(a),
         Command::Sweep(a) => sweep(a),
+        Command::Merge(a) => merge(a),
         Command::Validate(a) => validate(a),
         Command::Bench(a) => bench(a),
     }
@@ -81,6 +85,9 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         bail!(UsageError("--replications 0 is not allowed; run at least 1 (20 or more for useful intervals)".into()));
     }
     let scenario = load_scenario(a.scenario.as_deref())?.with_overrides(a.seed, a.replications);
+    if let Some(spec) = &a.shard {
+        return run_shard(&a, &scenario, spec);
+    }
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
     let ci_target = a.ci_target.or(scenario.ci_target);
     let pool = pool(a.threads)?;
@@ -230,7 +237,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         }
     };
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(format!("{}-sweep", first.name)));
-    let st = store::Store::open(&out_dir, &sw, a.resume)?;
+    let shard = a.shard.as_deref().map(burstsim::experiment::shard::parse_spec).transpose()?;
+    // Shards of one sweep share the folder: none may remove the others' points.
+    let st = store::Store::open(&out_dir, &sw, a.resume || shard.is_some())?;
     let pool = pool(a.threads)?;
     let total = sw.points.len();
     let done_before = (0..total).filter(|&p| st.is_done(p)).count();
@@ -242,7 +251,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let mut cache = std::collections::HashMap::new();
     for p in 0..total {
-        if st.is_done(p) {
+        if st.is_done(p) || shard.is_some_and(|(i, n)| p as u32 % n != i) {
             continue;
         }
         let scn = sw.scenario(p)?;
@@ -252,6 +261,18 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         pb.inc(1);
     }
     pb.finish_and_clear();
+    let done = (0..total).filter(|&p| st.is_done(p)).count();
+    if done < total {
+        let (i, n) = shard.expect("without --shard every point has run");
+        eprintln!(
+            "burstsim: sweep shard {i}/{n} finished; {done} of {total} points are done in {}. When every shard has finished, \
+             `burstsim sweep {} --resume --out {}` (same options) assembles sweep.csv",
+            out_dir.display(),
+            a.scenario.display(),
+            out_dir.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut summaries = Vec::new();
     let mut raw = Vec::new();
     for p in 0..total {
@@ -281,7 +302,8 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     // A policy the sweep does not touch has the same results at every point: show it once.
     let constant = |name: &str| {
         let first_cost = points[0].summaries.get(name, Metric::TotalCost).map(|r| r.summary);
-        points.len() > 1 && points.iter().all(|pr| pr.summaries.get(name, Metric::TotalCost).map(|r| r.summary) == first_cost)
+        points.len() > 1
+            && points.iter().all(|pr| pr.summaries.get(name, Metric::TotalCost).map(|r| r.summary) == first_cost)
     };
     let row = |label: &str, pr: &recommend::PointResult, name: &str| {
         let g = |m: Metric| pr.summaries.get(name, m).map(|r| r.summary);
@@ -370,5 +392,77 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         );
     }
     eprintln!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
+    use burstsim::experiment::{Results, shard};
+    let (index, count) = shard::parse_spec(spec)?;
+    if a.ci_target.is_some() || scenario.ci_target.is_some() {
+        bail!(UsageError(
+            "sequential stopping (ci_target) cannot be split into shards; give a fixed number of replications".into()
+        ));
+    }
+    let reps = shard::replications(scenario.replications, index, count);
+    let out_dir = a.out.clone().unwrap_or_else(|| {
+        std::path::Path::new("output").join(&scenario.name).join("shards").join(format!("shard-{index}-of-{count}"))
+    });
+    let pool = pool(a.threads)?;
+    let pb = progress_bar(reps.len() as u64, a.quiet, "replications");
+    let started = Instant::now();
+    let mut results = Results::new(scenario);
+    pool.install(|| experiment::run_into(scenario, &reps, &mut results, &|| pb.inc(1)));
+    pb.finish_and_clear();
+    shard::write(&out_dir, scenario, &results, index, count)?;
+    eprintln!(
+        "burstsim: shard {index}/{count}: {} replications in {:.1} s, written to {}; when all {count} shards are done: burstsim merge {}",
+        reps.len(),
+        started.elapsed().as_secs_f64(),
+        out_dir.display(),
+        out_dir.parent().map_or_else(|| ".".to_string(), |p| p.display().to_string())
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn merge(a: MergeArgs) -> Result<ExitCode> {
+    use burstsim::experiment::{Stopping, shard};
+    let mut dirs = Vec::new();
+    for d in &a.dirs {
+        if d.join("shard.toml").exists() {
+            dirs.push(d.clone());
+        } else {
+            let mut inner: Vec<_> = std::fs::read_dir(d)
+                .with_context(|| format!("could not read '{}'", d.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("shard-")))
+                .collect();
+            if inner.is_empty() {
+                bail!(UsageError(format!(
+                    "'{}' is neither a shard folder (no shard.toml) nor a folder of shard-* folders",
+                    d.display()
+                )));
+            }
+            inner.sort();
+            dirs.extend(inner);
+        }
+    }
+    let shards = dirs.iter().map(|d| shard::read(d)).collect::<Result<Vec<_>, _>>()?;
+    let (scenario, results) = shard::merge(shards)?;
+    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
+    let summaries = Summaries::new(&scenario, &results);
+    let warns = warnings::collect(&scenario, &results, Stopping::Fixed);
+    output::write_run(&out_dir, &scenario, &results, &summaries, Stopping::Fixed, &warns)?;
+    if !a.quiet {
+        print!("{}", table::render(&scenario, &summaries, results.replications.len()));
+    }
+    for w in &warns {
+        eprintln!("burstsim: warning: {w}");
+    }
+    eprintln!(
+        "burstsim: merged {} shards ({} replications) into {}",
+        dirs.len(),
+        results.replications.len(),
+        out_dir.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
