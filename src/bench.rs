@@ -54,15 +54,20 @@ impl BenchResult {
 /// lognormal runtimes with mean 6 h and σ = 1 (cv = √(e − 1)), sized for about `jobs`
 /// jobs. All jobs are the group's, so per-job waits are recorded.
 pub fn reference_scenario(gpus: u32, scheduler: &str, load: f64, jobs: f64) -> Scenario {
+    reference_scenario_with_runtime(gpus, scheduler, load, jobs, 6.0)
+}
+
+/// As [`reference_scenario`] with another mean runtime (hours).
+pub fn reference_scenario_with_runtime(gpus: u32, scheduler: &str, load: f64, jobs: f64, mean_runtime_h: f64) -> Scenario {
     let mean_gpus = 0.5 * 1.0 + 0.25 * 2.0 + 0.15 * 4.0 + 0.10 * 8.0;
-    let rate_per_hour = load * f64::from(gpus) / (mean_gpus * 6.0);
+    let rate_per_hour = load * f64::from(gpus) / (mean_gpus * mean_runtime_h);
     let horizon_days = (jobs / rate_per_hour / 24.0).clamp(1.0, 3650.0);
     let cv = (std::f64::consts::E - 1.0).sqrt();
     let text = format!(
         "name = \"reference\"\n[simulation]\nstart_date = \"2026-01-01\"\nhorizon_days = {horizon_days}\nwarmup_days = 0\nreplications = 1\n\
          [campus]\ngpus = {gpus}\nvram_gb = 80\nscheduler = \"{scheduler}\"\n\
          [[workload.classes]]\nname = \"ref\"\njobs_per_week = {}\ngpus = {{ kind = \"choice\", values = [1, 2, 4, 8], weights = [0.5, 0.25, 0.15, 0.10] }}\n\
-         runtime_hours = {{ kind = \"lognormal\", mean = 6.0, cv = {cv} }}\nwalltime_factor = {{ kind = \"uniform\", low = 1.0, high = 3.0 }}\n",
+         runtime_hours = {{ kind = \"lognormal\", mean = {mean_runtime_h}, cv = {cv} }}\nwalltime_factor = {{ kind = \"uniform\", low = 1.0, high = 3.0 }}\n",
         rate_per_hour * 168.0
     );
     Scenario::from_toml_str(&text, "reference").expect("the reference scenario is valid")
@@ -151,4 +156,21 @@ pub fn to_table(results: &[BenchResult]) -> String {
         ));
     }
     out
+}
+
+/// Peak resident memory of this process so far, in MiB (Linux `VmHWM`; `None` elsewhere).
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Generates and simulates a large year once (metrics only), returning the job count and
+/// the peak resident memory afterwards (run it in a fresh process for a clean figure).
+pub fn memory_case(scenario: &Scenario) -> (usize, Option<f64>) {
+    let jobs = JobStream::generate(scenario, 0);
+    let n = jobs.jobs.len();
+    std::hint::black_box(crate::engine::simulate_metrics(scenario, &jobs, 0, 0));
+    (n, peak_rss_mib())
 }

@@ -156,6 +156,15 @@ pub fn simulate(scenario: &Scenario, stream: &JobStream, policy: usize, replicat
     simulate_observed(scenario, stream, policy, replication, &mut ())
 }
 
+/// As [`simulate`] without the per-job records (Monte Carlo runs need only the metrics;
+/// this saves 32 bytes per job).
+pub fn simulate_metrics(scenario: &Scenario, stream: &JobStream, policy: usize, replication: u64) -> RunMetrics {
+    let mut none = ();
+    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, &mut none);
+    w.run();
+    w.finish_with(false).metrics
+}
+
 /// As [`simulate`], reporting every start and end to `observer`.
 pub fn simulate_observed<O: Observer>(
     scenario: &Scenario,
@@ -166,7 +175,7 @@ pub fn simulate_observed<O: Observer>(
 ) -> SimOutput {
     let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, observer);
     w.run();
-    w.finish()
+    w.finish_with(true)
 }
 
 impl<'a, O: Observer> World<'a, O> {
@@ -483,7 +492,7 @@ impl<'a, O: Observer> World<'a, O> {
         self.monthly_busy.set(now, f64::from(monthly));
     }
 
-    fn finish(mut self) -> SimOutput {
+    fn finish_with(mut self, keep_records: bool) -> SimOutput {
         let scn = self.scn;
         let end = self.now.max(scn.horizon);
         for l in
@@ -552,12 +561,15 @@ impl<'a, O: Observer> World<'a, O> {
             cloud_busy_gpus: self.cloud_busy.daily_means(),
             cost_cny: t.daily_cost.iter().map(|c| c + rent_per_day).collect(),
         };
-        let records = self
-            .jobs
-            .iter()
-            .zip(&self.st)
-            .map(|(j, s)| JobRecord { submit: j.submit, start: s.first_start, end: s.end, place: s.place })
-            .collect();
+        let records = if keep_records {
+            self.jobs
+                .iter()
+                .zip(&self.st)
+                .map(|(j, s)| JobRecord { submit: j.submit, start: s.first_start, end: s.end, place: s.place })
+                .collect()
+        } else {
+            Vec::new()
+        };
         SimOutput { metrics: RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable }, records }
     }
 }

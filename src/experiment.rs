@@ -13,7 +13,7 @@ pub mod summary;
 
 use rayon::prelude::*;
 
-use crate::engine::simulate;
+use crate::engine::simulate_metrics;
 use crate::metrics::{Daily, Metric, RunMetrics};
 
 use crate::scenario::Scenario;
@@ -187,7 +187,7 @@ impl Results {
 /// Runs every policy of one replication (the job stream is generated once: CRN).
 pub fn run_replication(scenario: &Scenario, replication: u64) -> Vec<RunMetrics> {
     let jobs = JobStream::generate(scenario, replication);
-    (0..scenario.policies.len()).into_par_iter().map(|p| simulate(scenario, &jobs, p, replication).metrics).collect()
+    (0..scenario.policies.len()).into_par_iter().map(|p| simulate_metrics(scenario, &jobs, p, replication)).collect()
 }
 
 /// Runs the given replications (in parallel, in chunks) and folds them into `results`

@@ -181,6 +181,20 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
             bench::reference_scenario(512, "easy-backfill", 0.95, jobs),
         ));
     }
+    if a.only.as_deref() == Some("memory") {
+        // Alone, in its own process, so the peak is this case's.
+        let jobs = 10_000_000.0 * scale;
+        let scn = bench::reference_scenario_with_runtime(1024, "easy-backfill", 0.8, jobs, 0.35);
+        let t = Instant::now();
+        let (n, peak) = bench::memory_case(&scn);
+        println!(
+            "memory: {n} jobs in one replication (1,024 GPUs, EASY, load 0.8, {:.0} days), generated and simulated in {:.1} s; peak resident memory {}",
+            scn.horizon as f64 / 86_400.0,
+            t.elapsed().as_secs_f64(),
+            peak.map_or("unknown".to_string(), |p| format!("{p:.0} MiB ({:.0} bytes per job)", p * 1_048_576.0 / n as f64))
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let default = Scenario::embedded_default();
     if wanted("default-e2e") {
         run(single.install(|| bench::end_to_end_case("default-e2e", &default, reps)));
