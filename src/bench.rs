@@ -58,7 +58,13 @@ pub fn reference_scenario(gpus: u32, scheduler: &str, load: f64, jobs: f64) -> S
 }
 
 /// As [`reference_scenario`] with another mean runtime (hours).
-pub fn reference_scenario_with_runtime(gpus: u32, scheduler: &str, load: f64, jobs: f64, mean_runtime_h: f64) -> Scenario {
+pub fn reference_scenario_with_runtime(
+    gpus: u32,
+    scheduler: &str,
+    load: f64,
+    jobs: f64,
+    mean_runtime_h: f64,
+) -> Scenario {
     let mean_gpus = 0.5 * 1.0 + 0.25 * 2.0 + 0.15 * 4.0 + 0.10 * 8.0;
     let rate_per_hour = load * f64::from(gpus) / (mean_gpus * mean_runtime_h);
     let horizon_days = (jobs / rate_per_hour / 24.0).clamp(1.0, 3650.0);

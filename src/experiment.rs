@@ -131,6 +131,13 @@ pub enum Stopping {
         /// The worst relative half-width left.
         worst: f64,
     },
+    /// Interrupted (Ctrl-C, SIGTERM): only the replications that finished are kept.
+    Interrupted {
+        /// Replications finished.
+        done: usize,
+        /// Replications planned.
+        planned: usize,
+    },
 }
 
 impl Results {
@@ -193,28 +200,67 @@ pub fn run_replication(scenario: &Scenario, replication: u64) -> Vec<RunMetrics>
 /// Runs the given replications (in parallel, in chunks) and folds them into `results`
 /// in order. `progress` is called once per finished replication.
 pub fn run_into(scenario: &Scenario, replications: &[u64], results: &mut Results, progress: &(dyn Fn() + Sync)) {
+    run_into_until(scenario, replications, results, progress, &|| false);
+}
+
+/// As [`run_into`], but replications not yet started when `stop()` turns true are
+/// skipped. Returns false if any was skipped; the replications that did run are folded
+/// in (in order), so their results stand.
+pub fn run_into_until(
+    scenario: &Scenario,
+    replications: &[u64],
+    results: &mut Results,
+    progress: &(dyn Fn() + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> bool {
     for chunk in replications.chunks(CHUNK) {
-        let done: Vec<Vec<RunMetrics>> = chunk
+        let done: Vec<Option<Vec<RunMetrics>>> = chunk
             .par_iter()
             .map(|&r| {
+                if stop() {
+                    return None;
+                }
                 let m = run_replication(scenario, r);
                 progress();
-                m
+                Some(m)
             })
             .collect();
+        let complete = done.iter().all(Option::is_some);
         for (&r, m) in chunk.iter().zip(done) {
-            results.push(r, m);
+            if let Some(m) = m {
+                results.push(r, m);
+            }
+        }
+        if !complete {
+            return false;
         }
     }
+    true
 }
 
 /// Runs a scenario: its fixed number of replications, or with `ci_target` in batches until
 /// every headline metric's 95% CI half-width is within the target fraction of its mean
 /// (or `max_replications` ran).
 pub fn run(scenario: &Scenario, ci_target: Option<f64>, progress: &(dyn Fn() + Sync)) -> (Results, Stopping) {
+    run_until(scenario, ci_target, progress, &|| false)
+}
+
+/// As [`run`], stopping early (with [`Stopping::Interrupted`]) when `stop()` turns true.
+pub fn run_until(
+    scenario: &Scenario,
+    ci_target: Option<f64>,
+    progress: &(dyn Fn() + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (Results, Stopping) {
     let mut results = Results::new(scenario);
     let first: Vec<u64> = (0..u64::from(scenario.replications)).collect();
-    run_into(scenario, &first, &mut results, progress);
+    let interrupted = |r: Results| {
+        let done = r.replications.len();
+        (r, Stopping::Interrupted { done, planned: scenario.replications as usize })
+    };
+    if !run_into_until(scenario, &first, &mut results, progress, stop) {
+        return interrupted(results);
+    }
     let Some(target) = ci_target else { return (results, Stopping::Fixed) };
     let max = u64::from(scenario.max_replications);
     loop {
@@ -229,6 +275,8 @@ pub fn run(scenario: &Scenario, ci_target: Option<f64>, progress: &(dyn Fn() + S
         // Next batch: half again as many (at least 2, at most the remaining budget).
         let batch = (have / 2).max(2).min(max - have);
         let next: Vec<u64> = (have..have + batch).collect();
-        run_into(scenario, &next, &mut results, progress);
+        if !run_into_until(scenario, &next, &mut results, progress, stop) {
+            return interrupted(results);
+        }
     }
 }

@@ -77,6 +77,9 @@ pub fn run_manifest(
         Stopping::MaximumReached { target, worst } => {
             format!("maximum reached before ±{:.1}% (worst ±{:.1}%)", target * 100.0, worst * 100.0)
         }
+        Stopping::Interrupted { done, planned } => {
+            format!("interrupted after {done} of {planned} replications; the results cover those only")
+        }
     };
     out.push_str(&format!("# stopping: {stop}\n"));
     for w in warnings {

@@ -399,12 +399,14 @@ pub fn policy_key(scenario: &Scenario, policy: usize) -> u64 {
         .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// Runs one point, reusing the results of policies whose inputs did not change.
+/// Runs one point, reusing the results of policies whose inputs did not change. `None`
+/// when `stop()` turned true before the point finished (nothing of it is kept).
 pub fn run_point(
     scenario: &Scenario,
     cache: &mut HashMap<u64, PolicyResults>,
     progress: &(dyn Fn() + Sync),
-) -> Results {
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Results> {
     let keys: Vec<u64> = (0..scenario.policies.len()).map(|p| policy_key(scenario, p)).collect();
     let todo: Vec<usize> = (0..keys.len()).filter(|&p| !cache.contains_key(&keys[p])).collect();
     let mut results = Results::new(scenario);
@@ -413,7 +415,10 @@ pub fn run_point(
         let mut sub = scenario.clone();
         sub.policies = todo.iter().map(|&p| scenario.policies[p].clone()).collect();
         sub.baseline = 0;
-        let (r, _) = experiment::run(&sub, None, progress);
+        let (r, stopping) = experiment::run_until(&sub, None, progress, stop);
+        if matches!(stopping, experiment::Stopping::Interrupted { .. }) {
+            return None;
+        }
         for (k, pr) in todo.iter().zip(r.policies) {
             cache.insert(keys[*k], pr);
         }
@@ -421,7 +426,7 @@ pub fn run_point(
     for (p, key) in keys.iter().enumerate() {
         results.policies[p] = cache[key].clone();
     }
-    results
+    Some(results)
 }
 
 #[cfg(test)]

@@ -31,6 +31,13 @@ pub enum Warning {
         /// Replications run.
         replications: usize,
     },
+    /// The run was interrupted before every replication finished.
+    Interrupted {
+        /// Replications finished.
+        done: usize,
+        /// Replications planned.
+        planned: usize,
+    },
     /// A percentile rests on few jobs.
     FewJobs {
         /// Policy.
@@ -59,6 +66,10 @@ impl fmt::Display for Warning {
                 target * 100.0,
                 worst * 100.0
             ),
+            Warning::Interrupted { done, planned } => write!(
+                f,
+                "interrupted: only {done} of {planned} replications finished; the files cover those ({done} independent replications are still valid, with wider intervals); run again for all"
+            ),
             Warning::FewJobs { policy, jobs } => write!(
                 f,
                 "policy '{policy}': only {jobs:.0} group jobs per replication on average; p95 and p99 waits rest on very few jobs"
@@ -79,8 +90,12 @@ pub fn collect(
     if n < 5 {
         out.push(Warning::FewReplications { replications: n });
     }
-    if let crate::experiment::Stopping::MaximumReached { target, worst } = stopping {
-        out.push(Warning::TargetNotReached { target, worst, replications: n });
+    match stopping {
+        crate::experiment::Stopping::MaximumReached { target, worst } => {
+            out.push(Warning::TargetNotReached { target, worst, replications: n })
+        }
+        crate::experiment::Stopping::Interrupted { done, planned } => out.push(Warning::Interrupted { done, planned }),
+        _ => {}
     }
     for (p, policy) in scenario.policies.iter().enumerate() {
         let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();

@@ -31,8 +31,32 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     if bad_input { 2 } else { 1 }
 }
 
+/// Set by the first Ctrl-C or SIGTERM: long work stops after what is in flight.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// First Ctrl-C / SIGTERM: finish the work in flight and write what is done; second: abort.
+fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            eprintln!("\nburstsim: aborted; files already written are complete, nothing else was written");
+            std::process::exit(130);
+        }
+        eprintln!(
+            "\nburstsim: interrupted: finishing the work in progress and writing what is done (Ctrl-C again to abort)"
+        );
+    });
+}
+
+/// Exit code of a run cut short by Ctrl-C or SIGTERM (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
 /// Runs a subcommand.
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    install_interrupt_handler();
     match cli.command {
         Command::Run(a) => run(a),
         Command::Sweep(a) => sweep(a),
@@ -102,9 +126,17 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         pb.inc(1);
     };
     let started = Instant::now();
-    let (results, stopping) = pool.install(|| experiment::run(&scenario, ci_target, &tick));
+    let (results, stopping) = pool.install(|| experiment::run_until(&scenario, ci_target, &tick, &interrupted));
     pb.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
+    let cut_short = matches!(stopping, experiment::Stopping::Interrupted { .. });
+    if cut_short && results.replications.is_empty() {
+        eprintln!(
+            "burstsim: interrupted before any replication finished; no files written (earlier outputs in {} are untouched)",
+            out_dir.display()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
 
     let summaries = Summaries::new(&scenario, &results);
     let warns = warnings::collect(&scenario, &results, stopping);
@@ -125,6 +157,13 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         n as f64 / elapsed.max(1e-9),
         pool.current_num_threads()
     );
+    if cut_short {
+        eprintln!(
+            "burstsim: interrupted: wrote the {n} finished replications to {}; run the same command again for all of them",
+            out_dir.display()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -191,7 +230,10 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
             "memory: {n} jobs in one replication (1,024 GPUs, EASY, load 0.8, {:.0} days), generated and simulated in {:.1} s; peak resident memory {}",
             scn.horizon as f64 / 86_400.0,
             t.elapsed().as_secs_f64(),
-            peak.map_or("unknown".to_string(), |p| format!("{p:.0} MiB ({:.0} bytes per job)", p * 1_048_576.0 / n as f64))
+            peak.map_or("unknown".to_string(), |p| format!(
+                "{p:.0} MiB ({:.0} bytes per job)",
+                p * 1_048_576.0 / n as f64
+            ))
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -270,7 +312,15 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         }
         let scn = sw.scenario(p)?;
         pb.set_message(sw.label(p));
-        let results = pool.install(|| sweep::run_point(&scn, &mut cache, &|| {}));
+        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &|| {}, &interrupted)) else {
+            pb.finish_and_clear();
+            let done = (0..total).filter(|&p| st.is_done(p)).count();
+            eprintln!(
+                "burstsim: interrupted: {done} of {total} points are finished and kept in {}; continue with the same command plus --resume",
+                out_dir.display()
+            );
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        };
         st.save(p, &sw.label(p), &Summaries::new(&scn, &results))?;
         pb.inc(1);
     }
@@ -425,8 +475,13 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     let pb = progress_bar(reps.len() as u64, a.quiet, "replications");
     let started = Instant::now();
     let mut results = Results::new(scenario);
-    pool.install(|| experiment::run_into(scenario, &reps, &mut results, &|| pb.inc(1)));
+    let complete =
+        pool.install(|| experiment::run_into_until(scenario, &reps, &mut results, &|| pb.inc(1), &interrupted));
     pb.finish_and_clear();
+    if !complete {
+        eprintln!("burstsim: interrupted: shard {index}/{count} is incomplete and was not written; run it again");
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
     shard::write(&out_dir, scenario, &results, index, count)?;
     eprintln!(
         "burstsim: shard {index}/{count}: {} replications in {:.1} s, written to {}; when all {count} shards are done: burstsim merge {}",
