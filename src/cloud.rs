@@ -63,15 +63,19 @@ pub(crate) fn minutes(m: f64) -> SimTime {
     (m.min(30.0 * 24.0 * 60.0) * MINUTE as f64).round().max(0.0) as SimTime
 }
 
+/// Longest span any single cloud phase may take (a hundred years): absurd inputs are cut
+/// here rather than overflowing the clock.
+const MAX_PHASE: f64 = 100.0 * 365.0 * 86_400.0;
+
 /// Compute seconds on the offer for `work` seconds of campus runtime.
 pub fn cloud_compute_secs(offer: &Offer, job: &Job, work: SimTime) -> SimTime {
-    ((work as f64 / offer.speed(job.kind) * offer.io_slowdown).ceil() as SimTime).max(1)
+    ((work as f64 / offer.speed(job.kind) * offer.io_slowdown).ceil().min(MAX_PHASE) as SimTime).max(1)
 }
 
 /// Upload seconds for a job's data.
 pub fn upload_secs(offer: &Offer, job: &Job) -> SimTime {
     match offer.upload_mb_per_s {
-        Some(bw) if job.data_gb > 0.0 => (job.data_gb * 1000.0 / bw).ceil() as SimTime,
+        Some(bw) if job.data_gb > 0.0 => (job.data_gb * 1000.0 / bw).ceil().min(MAX_PHASE) as SimTime,
         _ => 0,
     }
 }

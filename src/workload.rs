@@ -120,7 +120,8 @@ fn generate_class(
         let gpus = class.gpus.sample(rng).round().max(1.0) as u32;
         let walltime_factor = class.walltime_factor.sample(rng).clamp(1.0, 1000.0);
         let vram_gb = class.vram_gb.sample(rng);
-        let data_gb = class.data_gb.sample(rng);
+        // Heavy-tailed data sizes are cut at 10 PB, far beyond any upload that can finish.
+        let data_gb = class.data_gb.sample(rng).min(1e7);
         let deadline = match &class.deadline_hours {
             Some(d) => submit.saturating_add((d.sample(rng) * HOUR as f64).round() as SimTime),
             None => NO_DEADLINE,

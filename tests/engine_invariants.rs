@@ -108,6 +108,12 @@ fn check_policy(scn: &Scenario, policy: usize, replication: u64) {
         }
     }
     assert!(c.running.is_empty() && c.busy_campus == 0, "{}: resources not released at the end", p.name);
+    let m = &out.metrics;
+    use burstsim::metrics::Metric;
+    let parts = [Metric::CampusCost, Metric::HourlyCost, Metric::MonthlyCost, Metric::TransferCost, Metric::StorageCost];
+    assert!(parts.iter().all(|&x| m.get(x) >= 0.0 && m.get(x).is_finite()), "{}: a negative or infinite cost", p.name);
+    let sum: f64 = parts.iter().map(|&x| m.get(x)).sum();
+    assert!((m.get(Metric::TotalCost) - sum).abs() <= 1e-6 * sum.max(1.0), "{}: costs do not add up", p.name);
     if scn.campus.group_gpu_limit.is_none() {
         // With a group limit, group jobs held by it regain their queue position when the
         // limit frees and may start before the head, as in Slurm; the reservation
@@ -167,4 +173,139 @@ fn every_policy_sees_the_same_jobs_of_a_replication() {
         .collect();
     assert!(submits.windows(2).all(|w| w[0] == w[1]));
     assert_eq!(JobStream::generate(&scn, 0).jobs, jobs.jobs, "the stream depends only on (seed, replication)");
+}
+
+mod random_scenarios {
+    //! Property test: random small scenarios under every policy kind keep the invariants.
+    //! Fixed seed; failures persist under tests/proptest-regressions/.
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
+
+    #[derive(Debug, Clone)]
+    struct Params {
+        gpus: u32,
+        easy: bool,
+        limit: Option<u32>,
+        walltime_h: Option<u32>,
+        maintenance: bool,
+        load: f64,
+        small_rate: f64,
+        big_rate: f64,
+        big_gpus: u32,
+        capacity: Option<u32>,
+        monthly_gpus: u32,
+        interruption: f64,
+        threshold: u32,
+        when_full_campus: bool,
+        budget: Option<u32>,
+        kind: usize,
+    }
+
+    fn params() -> impl Strategy<Value = Params> {
+        (
+            (4u32..48, any::<bool>(), proptest::option::of(2u32..16), proptest::option::of(4u32..72), any::<bool>()),
+            (0.0f64..1.1, 0.0f64..60.0, 0.0f64..8.0, 1u32..8),
+            (proptest::option::of(1u32..16), 1u32..8, 0.0f64..0.3, 0u32..24, any::<bool>(), proptest::option::of(50u32..3000), 0usize..8),
+        )
+            .prop_map(|((gpus, easy, limit, walltime_h, maintenance), (load, small_rate, big_rate, big_gpus), (capacity, monthly_gpus, interruption, threshold, when_full_campus, budget, kind))| Params {
+                gpus,
+                easy,
+                limit,
+                walltime_h,
+                maintenance,
+                load,
+                small_rate,
+                big_rate,
+                big_gpus,
+                capacity,
+                monthly_gpus,
+                interruption,
+                threshold,
+                when_full_campus,
+                budget,
+                kind,
+            })
+    }
+
+    fn scenario_text(p: &Params) -> String {
+        // Jobs never need more than the campus or the group limit can give, or than the
+        // offers hold, so every class has a place under every policy.
+        let big = p.big_gpus.min(p.gpus).min(p.limit.unwrap_or(u32::MAX)).min(p.capacity.unwrap_or(u32::MAX)).min(p.monthly_gpus).max(1);
+        let mut t = format!(
+            "[simulation]\nstart_date = \"2026-03-01\"\nhorizon_days = 12\nwarmup_days = 1\nseed = 3\n\
+             [campus]\ngpus = {}\nvram_gb = 80\nscheduler = \"{}\"\nprice_per_gpu_hour_cny = 1.5\n",
+            p.gpus,
+            if p.easy { "easy-backfill" } else { "fcfs" }
+        );
+        if let Some(l) = p.limit {
+            t += &format!("group_gpu_limit = {l}\n");
+        }
+        if let Some(w) = p.walltime_h {
+            t += &format!("max_walltime_hours = {w}\n");
+        }
+        if p.maintenance {
+            t += "[[campus.maintenance]]\nstart = \"2026-03-06\"\nend = \"2026-03-06\"\n";
+        }
+        t += &format!(
+            "[background]\noffered_load = {}\n[[background.classes]]\nname = \"bg\"\ngpus = {{ kind = \"choice\", values = [1, 2, 4], weights = [0.6, 0.3, 0.1] }}\nruntime_hours = {{ kind = \"lognormal\", mean = 3, cv = 1.2 }}\nwalltime_factor = {{ kind = \"uniform\", low = 1, high = 3 }}\n\
+             [[background.seasons]]\nname = \"peak\"\nstart = \"03-04\"\nend = \"03-08\"\nmultiplier = 1.4\n",
+            p.load
+        );
+        t += &format!(
+            "[[workload.classes]]\nname = \"small\"\njobs_per_week = {}\nruntime_hours = {{ kind = \"exponential\", mean = 2 }}\nvram_gb = 20\ndata_gb = 30\n\
+             [[workload.classes]]\nname = \"big\"\njobs_per_week = {}\ngpus = {big}\nruntime_hours = {{ kind = \"gamma\", shape = 2, scale = 6 }}\nvram_gb = 70\ndata_gb = 120\ndeadline_hours = 48\n",
+            p.small_rate, p.big_rate
+        );
+        let cap = p.capacity.map(|c| format!("capacity_gpus = {c}\n")).unwrap_or_default();
+        t += &format!(
+            "[[cloud.offers]]\nname = \"h\"\ngpu_type = \"A800\"\nvram_gb = 80\nbilling = \"hourly\"\nprice_per_gpu_hour_cny = 5\ngranularity = \"minute\"\n{cap}\
+             startup_delay_minutes = {{ kind = \"uniform\", low = 0, high = 10 }}\nupload_mb_per_s = 80\nstorage_price_per_gb_day_cny = 0.02\nretention_days = 2\ninterruption_rate_per_hour = {}\n\
+             [[cloud.offers]]\nname = \"m\"\ngpu_type = \"A800\"\nvram_gb = 80\nbilling = \"monthly\"\nprice_per_gpu_month_cny = 2500\ngpus = {}\n",
+            p.interruption, p.monthly_gpus
+        );
+        let full = if p.when_full_campus { "when_cloud_full = \"campus\"\n" } else { "" };
+        let budget = p.budget.map(|b| format!("budget = {{ cap_cny = {b}, period = \"month\" }}\n")).unwrap_or_default();
+        let th = p.threshold;
+        let policy = match p.kind {
+            0 => "kind = \"campus-only\"\n".to_string(),
+            1 => format!("kind = \"cloud-only\"\noffers = [\"h\"]\n{full}{budget}"),
+            2 => format!("kind = \"overflow-predicted\"\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
+            3 => format!("kind = \"overflow-timeout\"\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
+            4 => format!("kind = \"reserved-first\"\nreserved_offer = \"m\"\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
+            5 => format!("kind = \"by-size\"\nrules = [{{ max_vram_gb = 24, target = \"campus\" }}, {{ target = \"h\" }}]\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
+            6 => format!("kind = \"deadline-aware\"\noffers = [\"h\"]\n{full}{budget}"),
+            _ => format!("kind = \"guide-hybrid\"\ndebug_offer = \"h\"\ndebug_hours = 1.5\nmain_classes = [\"big\"]\noffers = [\"h\"]\nthreshold_hours = {th}\n{full}{budget}"),
+        };
+        t + "[[policies]]\nname = \"p\"\n" + &policy
+    }
+
+    proptest! {
+        #![proptest_config(Config {
+            cases: 96,
+            rng_seed: RngSeed::Fixed(0xb0157),
+            failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
+            ..Config::default()
+        })]
+
+        #[test]
+        fn prop_random_scenarios_keep_every_invariant_under_every_policy(p in params()) {
+            let text = scenario_text(&p);
+            let scn = Scenario::from_toml_str(&text, "random.toml").map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            check_policy(&scn, 0, 0);
+        }
+    }
+}
+
+#[test]
+fn littles_law_holds_on_a_long_run_of_the_default_scenario() {
+    use burstsim::metrics::Metric;
+    // Any stable queue: the time-average number of group jobs waiting on campus equals
+    // their arrival rate times their mean wait (up to jobs straddling the window's ends).
+    let scn = Scenario::embedded_default();
+    let out = simulate(&scn, &JobStream::generate(&scn, 0), 0, 0);
+    let m = &out.metrics;
+    let (l, lw) = (m.get(Metric::QueueLenMean), m.get(Metric::ArrivalRatePerHour) * m.get(Metric::WaitMean));
+    assert!(l > 0.5, "the test needs a queue: L = {l}");
+    assert!((l - lw).abs() / l < 0.03, "L = {l}, λW = {lw}");
 }
