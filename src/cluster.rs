@@ -14,12 +14,20 @@
 //!   then starts any later job that fits now and either ends (by its request) before the
 //!   shadow time or uses only the *extra* GPUs the head will not need.
 //!
-//! A full pass is O(R + Q) for R running and Q waiting jobs. When only new submissions
-//! arrived since the last pass, the cached reservation stays valid and only the new jobs
-//! are checked (O(1) each): this keeps a long queue from making every arrival a full scan.
+//! Cost of a scheduling pass. After a job ends, a full pass starts the head jobs that fit
+//! (O(1) each), computes the head's reservation (O(R) over the R running jobs, at most one
+//! per GPU) and then looks for backfill candidates through an index of the waiting jobs
+//! by GPU count and walltime request ([`lanes`]): O(S log Q) per candidate for S distinct
+//! GPU counts and Q waiting jobs, plus a scan of the group's own waiting jobs (few), instead
+//! of a scan of the whole queue. When only new submissions arrived since the last pass,
+//! the cached reservation stays valid and only the new jobs are checked (O(1) each).
+
+mod lanes;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+
+use lanes::{SizeLanes, Slot};
 
 use crate::scenario::Campus;
 use crate::scenario::raw::SchedulerKind;
@@ -87,6 +95,28 @@ pub struct Reservation {
     pub extra: u32,
 }
 
+/// A waiting job and where it sits in the queue.
+#[derive(Clone, Copy, Debug)]
+enum Waiting {
+    Background(Slot),
+    Group(usize, u64, QueuedJob),
+}
+
+impl Waiting {
+    fn seq(&self) -> u64 {
+        match self {
+            Waiting::Background(s) => s.seq,
+            Waiting::Group(_, seq, _) => *seq,
+        }
+    }
+    fn q(&self) -> QueuedJob {
+        match self {
+            Waiting::Background(s) => s.q,
+            Waiting::Group(_, _, q) => *q,
+        }
+    }
+}
+
 /// What the last full pass left behind, valid until a job ends or leaves the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Blocked {
@@ -107,7 +137,7 @@ pub struct Cluster {
     group_limit: u32,
     scheduler: SchedulerKind,
     maintenance: Vec<(SimTime, SimTime)>,
-    background: Lane,
+    background: SizeLanes,
     group: Lane,
     seq: u64,
     /// Running jobs keyed by (walltime end, job, gpus).
@@ -130,7 +160,7 @@ impl Cluster {
             group_limit: campus.group_gpu_limit.unwrap_or(u32::MAX),
             scheduler: campus.scheduler,
             maintenance: campus.maintenance.clone(),
-            background: Lane::default(),
+            background: SizeLanes::default(),
             group: Lane::default(),
             seq: 0,
             running: BTreeSet::new(),
@@ -159,7 +189,7 @@ impl Cluster {
     }
     /// Waiting jobs.
     pub fn queue_len(&self) -> usize {
-        self.background.live + self.group.live
+        self.background.live() + self.group.live
     }
     /// Waiting group jobs.
     pub fn queued_group_jobs(&self) -> usize {
@@ -175,17 +205,16 @@ impl Cluster {
 
     /// The waiting jobs (in no particular order).
     pub fn queued_jobs(&self) -> impl Iterator<Item = &QueuedJob> {
-        self.background.entries.iter().chain(&self.group.entries).filter(|e| e.alive).map(|e| &e.q)
+        self.background.iter().map(|(_, q)| q).chain(self.group.entries.iter().filter(|e| e.alive).map(|e| &e.q))
     }
 
     /// Adds a job at the back of the queue.
     pub fn enqueue(&mut self, q: QueuedJob) {
         self.seq += 1;
-        let e = Entry { seq: self.seq, q, alive: true };
         if q.group {
-            self.group.push(e)
+            self.group.push(Entry { seq: self.seq, q, alive: true });
         } else {
-            self.background.push(e)
+            self.background.push(self.seq, q);
         }
         self.queued_gpus += u64::from(q.gpus);
         self.arrivals.push(q);
@@ -344,88 +373,131 @@ impl Cluster {
                 }
             };
             if start {
-                self.remove_queued(q.job, q.group);
+                self.remove_queued(q);
                 self.start(now, *q, started);
             }
         }
         self.arrivals = arrivals;
     }
 
-    fn remove_queued(&mut self, job: u32, group: bool) {
-        let lane = if group { &mut self.group } else { &mut self.background };
-        // New arrivals sit at the back: search from there.
-        let pos = lane.entries.iter().rposition(|e| e.alive && e.q.job == job).expect("invariant: the job is queued");
-        lane.kill(pos);
+    fn remove_queued(&mut self, q: &QueuedJob) {
+        if q.group {
+            // New arrivals sit at the back: search from there.
+            let pos = self
+                .group
+                .entries
+                .iter()
+                .rposition(|e| e.alive && e.q.job == q.job)
+                .expect("invariant: the job is queued");
+            self.group.kill(pos);
+        } else {
+            let removed = self.background.remove_job(q.job, q.gpus);
+            debug_assert!(removed, "invariant: the job is queued");
+        }
+    }
+
+    /// The longest walltime a job may have to start now without overlapping maintenance;
+    /// `None` during a window.
+    fn maintenance_limit(&self, now: SimTime) -> Option<SimTime> {
+        let i = self.maintenance.partition_point(|&(_, end)| end <= now);
+        match self.maintenance.get(i) {
+            Some(&(start, _)) if start <= now => None,
+            Some(&(start, _)) => Some(start - now),
+            None => Some(SimTime::MAX),
+        }
+    }
+
+    /// The earliest waiting job not held by the group limit.
+    fn next_eligible(&self) -> Option<Waiting> {
+        let bg = self.background.front().map(Waiting::Background);
+        let gr = self
+            .group
+            .entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.alive && !self.held(&e.q))
+            .map(|(pos, e)| Waiting::Group(pos, e.seq, e.q));
+        match (bg, gr) {
+            (Some(b), Some(g)) => Some(if b.seq() < g.seq() { b } else { g }),
+            (b, g) => b.or(g),
+        }
+    }
+
+    fn take(&mut self, w: Waiting) {
+        match w {
+            Waiting::Background(slot) => self.background.remove(slot),
+            Waiting::Group(pos, _, _) => self.group.kill(pos),
+        }
     }
 
     fn full_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
         self.blocked = Blocked::Nothing;
-        let (mut ib, mut ig) = (0usize, 0usize);
-        loop {
-            if self.free == 0 {
+        // Start the earliest eligible jobs while they fit; the first that does not is the head.
+        while self.free > 0 {
+            let Some(head) = self.next_eligible() else { break };
+            let q = head.q();
+            if q.gpus <= self.free && !self.maintenance_blocks(now, q.walltime) {
+                self.take(head);
+                self.start(now, q, started);
+            } else {
+                self.blocked = match self.scheduler {
+                    SchedulerKind::Fcfs => Blocked::Fcfs,
+                    SchedulerKind::EasyBackfill => Blocked::Easy(self.reserve(now, &q)),
+                };
                 break;
             }
-            // Next live entry in submission order across the two lanes.
-            while ib < self.background.entries.len() && !self.background.entries[ib].alive {
-                ib += 1;
-            }
-            while ig < self.group.entries.len() && !self.group.entries[ig].alive {
-                ig += 1;
-            }
-            let b = self.background.entries.get(ib).map(|e| e.seq);
-            let g = self.group.entries.get(ig).map(|e| e.seq);
-            let from_group = match (b, g) {
-                (None, None) => break,
-                (Some(_), None) => false,
-                (None, Some(_)) => true,
-                (Some(sb), Some(sg)) => sg < sb,
-            };
-            let (pos, q) =
-                if from_group { (ig, self.group.entries[ig].q) } else { (ib, self.background.entries[ib].q) };
-            if from_group {
-                ig += 1
-            } else {
-                ib += 1
-            }
-            if self.held(&q) {
-                continue;
-            }
-            let start = match self.blocked {
-                Blocked::Nothing => {
-                    if q.gpus <= self.free && !self.maintenance_blocks(now, q.walltime) {
-                        true
-                    } else if self.scheduler == SchedulerKind::Fcfs {
-                        self.blocked = Blocked::Fcfs;
-                        break;
-                    } else {
-                        self.blocked = Blocked::Easy(self.reserve(now, &q));
-                        false
-                    }
-                }
-                Blocked::Easy(mut r) => match self.may_backfill(now, &q, &r) {
-                    Some(uses_extra) => {
-                        if uses_extra {
-                            r.extra -= q.gpus;
-                            self.blocked = Blocked::Easy(r);
-                        }
-                        true
-                    }
-                    None => false,
-                },
-                Blocked::Fcfs => unreachable!("FCFS stops at its head"),
-            };
-            if start {
-                if from_group {
-                    self.group.kill(pos)
-                } else {
-                    self.background.kill(pos)
-                }
-                self.start(now, q, started);
-            }
+        }
+        if matches!(self.blocked, Blocked::Easy(_)) {
+            self.backfill(now, started);
         }
         if self.free == 0 && self.blocked == Blocked::Nothing && self.queue_len() > 0 {
             // Nothing more can start until a job ends (which forces a full pass).
             self.blocked = Blocked::Fcfs;
+        }
+    }
+
+    /// Starts, in queue order, every job that can run now without delaying the head's
+    /// reservation. Each step asks the index for the earliest candidate; since every
+    /// condition only tightens as jobs start, this starts exactly the jobs a scan of the
+    /// queue in order would.
+    fn backfill(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
+        while self.free > 0 {
+            let Blocked::Easy(mut r) = self.blocked else { return };
+            let Some(long) = self.maintenance_limit(now) else { return };
+            let short = r.shadow.saturating_sub(now).min(long);
+            let bg =
+                self.background.first_backfill(self.free, short, r.extra.min(self.free), long).map(Waiting::Background);
+            let gr = self
+                .group
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.alive && !self.held(&e.q))
+                .find(|(_, e)| self.may_backfill(now, &e.q, &r).is_some())
+                .map(|(pos, e)| Waiting::Group(pos, e.seq, e.q));
+            let pick = match (bg, gr) {
+                (Some(b), Some(g)) => {
+                    if b.seq() < g.seq() {
+                        b
+                    } else {
+                        g
+                    }
+                }
+                (Some(b), None) => b,
+                (None, Some(g)) => g,
+                (None, None) => return,
+            };
+            let q = pick.q();
+            debug_assert!(
+                self.may_backfill(now, &q, &r).is_some(),
+                "invariant: the index returns only valid candidates"
+            );
+            if now.saturating_add(q.walltime) > r.shadow {
+                r.extra -= q.gpus;
+                self.blocked = Blocked::Easy(r);
+            }
+            self.take(pick);
+            self.start(now, q, started);
         }
     }
 
@@ -469,23 +541,15 @@ impl Cluster {
             ends.push(Reverse((start.saturating_add(w), g)));
             start
         };
-        let mut b = self.background.entries.iter().filter(|e| e.alive).peekable();
-        let mut gq = self.group.entries.iter().filter(|e| e.alive).peekable();
-        loop {
-            let next = match (b.peek(), gq.peek()) {
-                (None, None) => break,
-                (Some(_), None) => b.next(),
-                (None, Some(_)) => gq.next(),
-                (Some(x), Some(y)) => {
-                    if x.seq < y.seq {
-                        b.next()
-                    } else {
-                        gq.next()
-                    }
-                }
-            }
-            .expect("peeked");
-            place(next.q.gpus, next.q.walltime, &mut ends);
+        let mut waiting: Vec<(u64, u32, SimTime)> = self
+            .background
+            .iter()
+            .map(|(seq, q)| (seq, q.gpus, q.walltime))
+            .chain(self.group.entries.iter().filter(|e| e.alive).map(|e| (e.seq, e.q.gpus, e.q.walltime)))
+            .collect();
+        waiting.sort_unstable();
+        for (_, g, w) in waiting {
+            place(g, w, &mut ends);
         }
         place(gpus, walltime, &mut ends)
     }
