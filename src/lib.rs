@@ -46,6 +46,7 @@ pub mod rng;
 pub mod scenario;
 pub mod stats;
 pub mod sweep;
+pub mod trace;
 pub mod units;
 pub mod validation;
 pub mod workload;

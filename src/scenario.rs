@@ -95,6 +95,8 @@ pub struct Scenario {
     pub background: Vec<JobClass>,
     /// Seasons of the other groups.
     pub background_calendar: Calendar,
+    /// Other groups' jobs from a real log (`[background.trace]`), shared by all clones.
+    pub background_trace: Option<std::sync::Arc<crate::workload::TraceSource>>,
     /// The group's own job classes.
     pub group: Vec<JobClass>,
     /// Seasons of the group (its deadlines).
@@ -290,7 +292,10 @@ impl Scenario {
             file: file.to_string(),
             message: e.to_string().trim_end().to_string(),
         })?;
-        Scenario::from_raw(raw).map_err(|e| e.locate(file, Some(text)))
+        let base = Path::new(file).parent().unwrap_or(Path::new(""));
+        validate::validate(raw, base)
+            .map_err(|e| ScenarioError::Invalid { file: String::new(), line: None, key: e.key, message: e.message })
+            .map_err(|e| e.locate(file, Some(text)))
     }
 
     /// Checks a raw scenario built in code (errors carry no file or line).
@@ -298,7 +303,15 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError::Invalid`].
     pub fn from_raw(raw: RawScenario) -> Result<Scenario, ScenarioError> {
-        validate::validate(raw).map_err(|e| ScenarioError::Invalid {
+        Scenario::from_raw_at(raw, Path::new(""))
+    }
+
+    /// As [`Scenario::from_raw`], with relative paths (a trace) resolved against `base`.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Invalid`].
+    pub fn from_raw_at(raw: RawScenario, base: &Path) -> Result<Scenario, ScenarioError> {
+        validate::validate(raw, base).map_err(|e| ScenarioError::Invalid {
             file: String::new(),
             line: None,
             key: e.key,
@@ -329,8 +342,10 @@ impl Scenario {
     /// A stable 64-bit hash (FNV-1a) of the resolved scenario, to tell runs apart and to
     /// refuse resuming into results of a different scenario.
     pub fn hash(&self) -> u64 {
+        let trace = self.background_trace.as_ref().map_or(0, |t| t.content_hash);
         self.resolved_toml()
             .bytes()
+            .chain(trace.to_le_bytes())
             .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
     }
 

@@ -57,6 +57,44 @@ impl Job {
     }
 }
 
+/// Other groups' jobs from a real log, converted once when the scenario is loaded.
+#[derive(Clone, Debug)]
+pub struct TraceSource {
+    /// The log's jobs on its own clock (0 = first submission), sorted, all background.
+    pub jobs: Vec<Job>,
+    /// End of the log's period (last submission + 1 s).
+    pub extent: SimTime,
+    /// Bootstrap block boundary on the log's clock (aligned to local midnight / weekday).
+    pub phase: SimTime,
+    /// Replay or bootstrap.
+    pub mode: crate::scenario::raw::TraceMode,
+    /// Block length.
+    pub block: crate::trace::bootstrap::Block,
+    /// FNV-1a hash of the log file's bytes (part of the scenario hash).
+    pub content_hash: u64,
+}
+
+impl TraceSource {
+    /// The jobs of one replication: the log as it was (replay) or a block resample of it
+    /// drawn from the replication's own bootstrap stream.
+    pub fn jobs_for(&self, scenario: &Scenario, replication: u64) -> Vec<Job> {
+        match self.mode {
+            crate::scenario::raw::TraceMode::Replay => {
+                self.jobs.iter().filter(|j| j.submit < scenario.horizon).cloned().collect()
+            }
+            crate::scenario::raw::TraceMode::Bootstrap => {
+                let spec = crate::trace::bootstrap::BootstrapSpec {
+                    block: self.block,
+                    phase: self.phase,
+                    extent: self.extent,
+                    horizon: scenario.horizon,
+                };
+                crate::trace::bootstrap::resample(&self.jobs, &spec, &mut stream(scenario.seed, replication, Purpose::Bootstrap))
+            }
+        }
+    }
+}
+
 /// All jobs of one replication, sorted by submission time (ties: background first, then
 /// in generation order).
 #[derive(Clone, Debug, Default)]
@@ -72,6 +110,9 @@ impl JobStream {
         let mut bg_rng = stream(scenario.seed, replication, Purpose::Background);
         for (i, class) in scenario.background.iter().enumerate() {
             generate_class(&mut jobs, class, i, false, &scenario.background_calendar, scenario.horizon, &mut bg_rng);
+        }
+        if let Some(src) = &scenario.background_trace {
+            jobs.extend(src.jobs_for(scenario, replication));
         }
         let mut group_rng = stream(scenario.seed, replication, Purpose::GroupWorkload);
         for (i, class) in scenario.group.iter().enumerate() {

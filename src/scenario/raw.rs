@@ -174,13 +174,79 @@ pub struct RawBackground {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offered_load: Option<f64>,
     /// The other groups' job classes.
+    #[serde(default)]
     pub classes: Vec<RawJobClass>,
+    /// A real cluster log as (part of) the other groups' load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<RawTrace>,
     /// Seasons multiplying the other groups' arrival rates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seasons: Vec<RawSeason>,
     /// `max` or `product`.
     #[serde(default)]
     pub season_overlap: SeasonOverlap,
+}
+
+/// How a trace feeds the background.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceMode {
+    /// Each replication is a different resample of whole days or weeks of the log.
+    #[default]
+    Bootstrap,
+    /// The log as it was, from its first submission (every replication sees the same jobs).
+    Replay,
+}
+
+/// Block length of the bootstrap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceBlock {
+    /// Whole days (keeps the daily rhythm).
+    Day,
+    /// Whole weeks (keeps the daily and the weekly rhythm).
+    #[default]
+    Week,
+}
+
+/// What a trace's job sizes count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceUnits {
+    /// GPUs when the log has GPU counts, else processors.
+    #[default]
+    Auto,
+    /// Processors.
+    Procs,
+    /// GPUs.
+    Gpus,
+}
+
+/// `[background.trace]`: other groups' jobs from a real log (SWF, sacct or CSV).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTrace {
+    /// The log file, relative to the scenario file (run.toml records it absolute).
+    pub path: String,
+    /// `swf`, `sacct` or `csv`; detected from the name and content when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// CSV logs: a preset name (`alibaba-openb-2023`, `alibaba-dlrm-2025`) or a table of
+    /// column names (see docs/TRACES.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<toml::Value>,
+    /// `bootstrap` (default) or `replay`.
+    #[serde(default)]
+    pub mode: TraceMode,
+    /// `week` (default) or `day`.
+    #[serde(default)]
+    pub block: TraceBlock,
+    /// `auto`, `procs` or `gpus`.
+    #[serde(default)]
+    pub units: TraceUnits,
+    /// Processors (or GPUs) of the log per simulated GPU; sizes are divided and rounded up.
+    #[serde(default = "one_f64")]
+    pub procs_per_gpu: f64,
 }
 
 /// `[workload]`: the group's own jobs.

@@ -7,6 +7,7 @@ use super::dist::{DistSpec, Sampler};
 use super::raw::*;
 use super::{Budget, Campus, JobClass, Offer, Policy, Rule, Scenario, Target};
 use crate::date::{Date, days_in_month};
+use serde::Deserialize;
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
 use crate::workload::calendar::{Calendar, Season, SeasonWindow};
 
@@ -88,7 +89,14 @@ fn unique<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Result<()> {
     Ok(())
 }
 
-pub fn validate(raw: RawScenario) -> Result<Scenario> {
+pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario> {
+    let background_trace = match raw.background.as_mut().and_then(|b| b.trace.as_mut()) {
+        None => None,
+        Some(t) => {
+            let src = trace_source(t, base, &raw.campus, &raw.simulation)?;
+            Some(std::sync::Arc::new(src))
+        }
+    };
     let sim = &raw.simulation;
     let start_date = date("simulation.start_date", &sim.start_date)?;
     let horizon_days = sim.horizon_days;
@@ -170,7 +178,7 @@ pub fn validate(raw: RawScenario) -> Result<Scenario> {
                 if classes.is_empty() {
                     return bad(
                         "background.classes",
-                        "offered_load needs at least one class to say what the jobs look like",
+                        "offered_load needs at least one class to say what the jobs look like (a trace brings its own load)",
                     );
                 }
                 let shares: f64 = classes.iter().map(|c| c.rate_per_sec).sum();
@@ -249,6 +257,8 @@ pub fn validate(raw: RawScenario) -> Result<Scenario> {
         .map(|c| c.rate_per_sec * horizon as f64 * background_calendar.mean_multiplier(0, horizon))
         .chain(group.iter().map(|c| c.rate_per_sec * horizon as f64 * group_calendar.mean_multiplier(0, horizon)))
         .sum();
+    let expected_jobs = expected_jobs
+        + background_trace.as_ref().map_or(0.0, |t| t.jobs.len() as f64 * horizon as f64 / t.extent.max(1) as f64);
     if expected_jobs > MAX_JOBS_PER_REPLICATION {
         return bad(
             "workload",
@@ -275,6 +285,7 @@ pub fn validate(raw: RawScenario) -> Result<Scenario> {
         campus,
         background,
         background_calendar,
+        background_trace,
         group,
         group_calendar,
         offers,
@@ -862,4 +873,75 @@ fn check_every_class_can_run(
         }
     }
     Ok(())
+}
+
+/// Reads and converts `[background.trace]` once. The path becomes absolute in the
+/// resolved scenario, so `run.toml` and shard folders can be run from anywhere.
+fn trace_source(
+    t: &mut RawTrace,
+    base: &std::path::Path,
+    campus: &RawCampus,
+    sim: &RawSimulation,
+) -> Result<crate::workload::TraceSource> {
+    use crate::trace::{self, Format, ReadOptions, bootstrap, replay};
+    let key = "background.trace";
+    let path = base.join(&t.path);
+    let format = match &t.format {
+        None => None,
+        Some(f) => Some(Format::parse(f).ok_or_else(|| Invalid {
+            key: format!("{key}.format"),
+            message: format!("'{f}' is not allowed; use \"swf\", \"sacct\" or \"csv\" (or leave it out to detect it)"),
+        })?),
+    };
+    let mapping = match &t.mapping {
+        None => None,
+        Some(toml::Value::String(name)) => Some(trace::CsvMapping::preset(name).ok_or_else(|| Invalid {
+            key: format!("{key}.mapping"),
+            message: format!("no preset is named '{name}'; use \"alibaba-openb-2023\", \"alibaba-dlrm-2025\" or a table of column names"),
+        })?),
+        Some(v) => Some(trace::CsvMapping::deserialize(v.clone()).map_err(|e| Invalid {
+            key: format!("{key}.mapping"),
+            message: e.to_string().trim_end().to_string(),
+        })?),
+    };
+    let procs_per_gpu = within(&format!("{key}.procs_per_gpu"), t.procs_per_gpu, 1e-3, 1e6, "processors per GPU")?;
+    let bytes = std::fs::read(&path).map_err(|e| Invalid {
+        key: format!("{key}.path"),
+        message: format!("could not read '{}': {e} (paths are relative to the scenario file)", path.display()),
+    })?;
+    let content_hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
+    let log = trace::read_bytes(&bytes, &path.display().to_string(), &ReadOptions { strict: false, format, mapping })
+        .map_err(|e| Invalid { key: format!("{key}.path"), message: e.to_string() })?;
+    let gpus = match (campus.gpus, campus.nodes, campus.gpus_per_node) {
+        (Some(g), _, _) => g,
+        (None, Some(n), Some(p)) => n.saturating_mul(p),
+        _ => u32::MAX,
+    };
+    let mut options = replay::ReplayOptions::new(gpus);
+    options.units = match t.units {
+        TraceUnits::Auto => replay::Units::Auto,
+        TraceUnits::Procs => replay::Units::Procs,
+        TraceUnits::Gpus => replay::Units::Gpus,
+    };
+    options.procs_per_gpu = procs_per_gpu;
+    let converted = replay::to_jobs(&log, &options);
+    if converted.jobs.is_empty() {
+        return bad(format!("{key}.path"), format!("'{}' has no usable jobs ({} rows read)", path.display(), log.jobs.len()));
+    }
+    let extent = converted.jobs.last().map_or(1, |j| j.submit + 1);
+    let block = match t.block {
+        TraceBlock::Day => bootstrap::Block::Day,
+        TraceBlock::Week => bootstrap::Block::Week,
+    };
+    if t.mode == TraceMode::Bootstrap && extent < block.seconds() * 2 {
+        return bad(
+            format!("{key}.block"),
+            format!("the log spans {:.1} days: too short to resample whole {}s; use block = \"day\" or mode = \"replay\"", extent as f64 / 86_400.0, if block == bootstrap::Block::Week { "week" } else { "day" }),
+        );
+    }
+    let weekday = Date::parse(&sim.start_date).map_or(0, |d| (d.to_days() + 3).rem_euclid(7) as u8);
+    let phase = log.info.local_time(converted.origin).map_or(0, |origin| bootstrap::aligned_phase(origin, block, weekday));
+    // Record the path absolute so the resolved scenario runs from anywhere.
+    t.path = std::fs::canonicalize(&path).unwrap_or(path).display().to_string();
+    Ok(crate::workload::TraceSource { jobs: converted.jobs, extent, phase, mode: t.mode, block, content_hash })
 }

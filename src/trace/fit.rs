@@ -1,0 +1,361 @@
+//! `burstsim fit LOG`: estimates a scenario's background load from a cluster's own log.
+//!
+//! What is estimated, and how:
+//! - **cluster size**: given, else the log header's `MaxProcs` (or `MaxNodes`), else the
+//!   peak number of GPUs the log's own jobs held at once, else the largest job;
+//! - **offered load**: Σ(size × run time) ÷ (cluster × span between the first and last
+//!   submission), written as `background.offered_load`, so the simulated load matches
+//!   the log's whatever the fitted runtime means are;
+//! - **classes** by job size (1, 2, 3–4, 5–8, … GPUs; small buckets merged), each with
+//!   its GPU-count mix (`choice` of the observed counts), its share of the work
+//!   (`load_share`), its runtime distribution fitted by maximum likelihood (lognormal,
+//!   gamma, Weibull; the smallest AIC among the fits whose mean is within 20% of the
+//!   class's mean runtime, [`super::mle::best_with_mean`]) and its walltime over-estimate
+//!   factors requested ÷ actual (101 empirical quantiles, clamped to [1, 1000]);
+//! - **seasons**: one recurring season per calendar month with multiplier = the month's
+//!   arrival rate ÷ the log's mean rate (jobs per day of the log in that month), so the
+//!   multipliers average 1 over the log's period;
+//! - **hour of week**: relative arrival rates by local hour and weekday, reported in the
+//!   file's comments (scenario calendars have no time-of-day profile yet).
+//!
+//! Sizes and runtimes use the same conversion as replay ([`super::replay::to_jobs`]).
+
+pub mod write;
+
+use super::mle::{self, Fit};
+use super::replay::{ReplayOptions, Units, to_jobs};
+use super::{Trace, TraceInfo};
+use crate::date::Date;
+use crate::units::DAY;
+
+/// What to fit.
+#[derive(Clone, Debug)]
+pub struct FitOptions {
+    /// Cluster size; `None` = from the log (see the module doc).
+    pub gpus: Option<u32>,
+    /// What job sizes count.
+    pub units: Units,
+    /// Processors per GPU.
+    pub procs_per_gpu: f64,
+    /// Scenario name.
+    pub name: String,
+    /// Where the log came from (for the file's comments).
+    pub source: String,
+}
+
+/// One job-size class.
+#[derive(Clone, Debug)]
+pub struct ClassFit {
+    /// Name, e.g. `size-5-8`.
+    pub name: String,
+    /// Jobs.
+    pub jobs: usize,
+    /// Share of the log's work (GPU-seconds).
+    pub work_share: f64,
+    /// Observed GPU counts and how many jobs had each.
+    pub gpu_counts: Vec<(u32, usize)>,
+    /// The three fits of runtime in hours (lognormal, gamma, Weibull).
+    pub fits: [Fit; 3],
+    /// The fit with the smallest AIC.
+    pub chosen: Fit,
+    /// Mean runtime in the log, hours.
+    pub mean_runtime_h: f64,
+    /// Walltime factor quantiles 0, 1, …, 100 %; `None` when the log has no requests.
+    pub walltime_factors: Option<Vec<f64>>,
+}
+
+/// One calendar month's arrival rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MonthRate {
+    /// 1–12.
+    pub month: u8,
+    /// Days of the log's period in this month (over all years).
+    pub days: f64,
+    /// Jobs submitted in it.
+    pub jobs: usize,
+    /// Rate ÷ the log's mean rate (1 when the log has no day in the month).
+    pub multiplier: f64,
+}
+
+/// Everything `fit` estimated.
+#[derive(Clone, Debug)]
+pub struct LogFit {
+    /// Options used.
+    pub options: FitOptions,
+    /// Cluster size used.
+    pub cluster_gpus: u32,
+    /// Where the size came from.
+    pub cluster_from: String,
+    /// Whether sizes are GPUs (else processors).
+    pub counted_gpus: bool,
+    /// Local date of the first submission, when the log has a calendar.
+    pub start: Option<Date>,
+    /// Days between the first and last submission.
+    pub span_days: f64,
+    /// Jobs used.
+    pub jobs: usize,
+    /// Jobs left out, by reason.
+    pub left_out: Vec<(&'static str, usize)>,
+    /// The log's offered load.
+    pub offered_load: f64,
+    /// Size classes, smallest first.
+    pub classes: Vec<ClassFit>,
+    /// Monthly rates (empty without a calendar).
+    pub months: Vec<MonthRate>,
+    /// Relative arrival rate by hour of week, Monday 00:00 first (local time).
+    pub hour_of_week: Option<Vec<f64>>,
+}
+
+/// Why a log cannot be fitted.
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    /// Too few usable jobs.
+    #[error(
+        "only {0} usable jobs (with a run time and a size that fits the cluster); at least 10 are needed to fit anything"
+    )]
+    TooFewJobs(usize),
+    /// All jobs submitted at the same second.
+    #[error("every job was submitted at the same time; arrival rates cannot be estimated")]
+    NoSpan,
+}
+
+/// Fits a log (see the module doc).
+///
+/// # Errors
+/// [`FitError`] when the log has too few usable jobs or no time span.
+pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
+    let (cluster_gpus, cluster_from) = cluster_size(trace, o);
+    let ro = ReplayOptions { units: o.units, procs_per_gpu: o.procs_per_gpu, ..ReplayOptions::new(cluster_gpus) };
+    let conv = to_jobs(trace, &ro);
+    let jobs = &conv.jobs;
+    if jobs.len() < 10 {
+        return Err(FitError::TooFewJobs(jobs.len()));
+    }
+    let span = jobs.last().map_or(0, |j| j.submit) as f64;
+    if span <= 0.0 {
+        return Err(FitError::NoSpan);
+    }
+    let work = |j: &crate::workload::Job| f64::from(j.gpus) * j.runtime as f64;
+    let total_work: f64 = jobs.iter().map(work).sum();
+    let has_requests = trace.jobs.iter().any(|j| j.requested_time.is_some_and(|r| r > 0));
+
+    let mut classes = Vec::new();
+    for (lo, hi) in size_classes(jobs.iter().map(|j| j.gpus), jobs.len()) {
+        let members: Vec<&crate::workload::Job> = jobs.iter().filter(|j| j.gpus >= lo && j.gpus <= hi).collect();
+        let hours: Vec<f64> = members.iter().map(|j| j.runtime as f64 / 3600.0).collect();
+        let Some(fits) = mle::fit_all(&hours) else { continue };
+        let mut counts: Vec<(u32, usize)> = Vec::new();
+        for j in &members {
+            match counts.iter_mut().find(|(g, _)| *g == j.gpus) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((j.gpus, 1)),
+            }
+        }
+        counts.sort_unstable();
+        let walltime_factors = has_requests.then(|| {
+            let mut f: Vec<f64> = members.iter().map(|j| j.walltime_factor).collect();
+            f.sort_by(f64::total_cmp);
+            (0..=100).map(|p| crate::stats::percentile_sorted(&f, f64::from(p) / 100.0)).collect()
+        });
+        classes.push(ClassFit {
+            name: match (counts.first(), counts.last()) {
+                (Some((a, _)), Some((b, _))) if a != b => format!("size-{a}-{b}"),
+                _ => format!("size-{lo}"),
+            },
+            jobs: members.len(),
+            work_share: members.iter().map(|j| work(j)).sum::<f64>() / total_work,
+            gpu_counts: counts,
+            chosen: mle::best_with_mean(&fits, hours.iter().sum::<f64>() / hours.len() as f64),
+            fits,
+            mean_runtime_h: hours.iter().sum::<f64>() / hours.len() as f64,
+            walltime_factors,
+        });
+    }
+    let local = |t: i64| trace.info.local_time(t + conv.origin);
+    let start = local(0).map(|t| Date::from_days(t.div_euclid(DAY as i64)));
+    let (months, hour_of_week) = match local(0) {
+        Some(t0) => {
+            let submits: Vec<i64> = jobs.iter().map(|j| t0 + j.submit as i64).collect();
+            (month_rates(&submits, t0, t0 + span as i64), Some(hour_of_week_rates(&submits, t0, t0 + span as i64)))
+        }
+        None => (Vec::new(), None),
+    };
+    Ok(LogFit {
+        options: o.clone(),
+        cluster_gpus,
+        cluster_from,
+        counted_gpus: conv.counted_gpus,
+        start,
+        span_days: span / DAY as f64,
+        jobs: jobs.len(),
+        left_out: conv.left_out.clone(),
+        offered_load: total_work / (f64::from(cluster_gpus) * span),
+        classes,
+        months,
+        hour_of_week,
+    })
+}
+
+fn cluster_size(trace: &Trace, o: &FitOptions) -> (u32, String) {
+    if let Some(g) = o.gpus {
+        return (g, "given with --gpus".into());
+    }
+    let per = if o.procs_per_gpu > 0.0 { o.procs_per_gpu } else { 1.0 };
+    let from_header = |v: Option<u32>, what: &str| {
+        v.map(|p| (((f64::from(p) / per).floor() as u32).max(1), format!("the log header's {what} ({p})")))
+    };
+    let TraceInfo { max_procs, max_nodes, .. } = trace.info;
+    if let Some(x) = from_header(max_procs, "MaxProcs").or_else(|| from_header(max_nodes, "MaxNodes")) {
+        return x;
+    }
+    // Peak concurrent use from recorded starts and run times, else the largest job.
+    let big = ReplayOptions { units: o.units, procs_per_gpu: per, ..ReplayOptions::new(u32::MAX) };
+    let conv = to_jobs(trace, &big);
+    let mut events: Vec<(i64, i64)> = Vec::new();
+    for (j, w) in conv.jobs.iter().zip(&conv.recorded_wait) {
+        if let Some(w) = w {
+            let s = j.submit as i64 + w;
+            events.push((s, i64::from(j.gpus)));
+            events.push((s + j.runtime as i64, -i64::from(j.gpus)));
+        }
+    }
+    events.sort_unstable();
+    let (mut now, mut peak) = (0i64, 0i64);
+    for (_, d) in events {
+        now += d;
+        peak = peak.max(now);
+    }
+    let largest = conv.jobs.iter().map(|j| j.gpus).max().unwrap_or(1);
+    if peak > 0 {
+        (
+            (peak.min(i64::from(u32::MAX)) as u32).max(largest),
+            "the peak use of the log's own jobs (no size in the header)".into(),
+        )
+    } else {
+        (largest.max(1), "the largest job (no size in the header, no start times)".into())
+    }
+}
+
+/// Size classes `[lo, hi]`: 1, 2, 3–4, 5–8, …; a bucket with fewer than max(50, 2 %) of
+/// the jobs is merged into the next one (the last into the previous).
+pub fn size_classes(sizes: impl Iterator<Item = u32>, n: usize) -> Vec<(u32, u32)> {
+    let bucket = |g: u32| if g <= 1 { 0 } else { 32 - (g - 1).leading_zeros() };
+    let mut counts = [0usize; 33];
+    for g in sizes {
+        counts[bucket(g) as usize] += 1;
+    }
+    // Bucket b ≥ 1 holds 2^(b−1)+1 ..= 2^b.
+    let bounds = |b: u32| match b {
+        0 => (1, 1),
+        32.. => ((1u32 << 31) + 1, u32::MAX),
+        _ => ((1u32 << (b - 1)) + 1, 1u32 << b),
+    };
+    let min = 50.max(n / 50);
+    let mut out: Vec<(u32, u32, usize)> = Vec::new();
+    let mut open: Option<(u32, usize)> = None;
+    for b in 0..33u32 {
+        if counts[b as usize] == 0 {
+            continue;
+        }
+        let (lo, hi) = bounds(b);
+        let (start, c) = open.map_or((lo, 0), |(s, c)| (s, c));
+        let c = c + counts[b as usize];
+        if c >= min {
+            out.push((start, hi, c));
+            open = None;
+        } else {
+            open = Some((start, c));
+        }
+    }
+    if let Some((_, c)) = open {
+        match out.last_mut() {
+            Some(last) => {
+                last.1 = u32::MAX;
+                last.2 += c;
+            }
+            None => out.push((1, u32::MAX, c)),
+        }
+    }
+    // Tighten the open ends to what was observed is done by the caller's filter; keep
+    // the last class open-ended so no job falls outside.
+    if let Some(last) = out.last_mut() {
+        last.1 = u32::MAX;
+    }
+    out.into_iter().map(|(lo, hi, _)| (lo, hi)).collect()
+}
+
+fn month_rates(submits: &[i64], from: i64, to: i64) -> Vec<MonthRate> {
+    let day = DAY as i64;
+    let mut days = [0.0f64; 12];
+    let mut t = from;
+    while t < to {
+        let next = ((t.div_euclid(day) + 1) * day).min(to);
+        days[Date::from_days(t.div_euclid(day)).month() as usize - 1] += (next - t) as f64 / day as f64;
+        t = next;
+    }
+    let mut jobs = [0usize; 12];
+    for &s in submits {
+        jobs[Date::from_days(s.div_euclid(day)).month() as usize - 1] += 1;
+    }
+    let mean = submits.len() as f64 / days.iter().sum::<f64>();
+    (0..12)
+        .map(|m| MonthRate {
+            month: m as u8 + 1,
+            days: days[m],
+            jobs: jobs[m],
+            multiplier: if days[m] >= 1.0 { (jobs[m] as f64 / days[m] / mean).min(100.0) } else { 1.0 },
+        })
+        .collect()
+}
+
+/// Hour-of-week index (Monday 00:00 = 0) of local seconds since 1970-01-01 (a Thursday).
+fn hour_of_week(t: i64) -> usize {
+    let day = t.div_euclid(DAY as i64);
+    let weekday = (day + 3).rem_euclid(7); // Monday = 0
+    (weekday * 24 + t.rem_euclid(DAY as i64) / 3600) as usize
+}
+
+fn hour_of_week_rates(submits: &[i64], from: i64, to: i64) -> Vec<f64> {
+    let mut exposure = [0.0f64; 168];
+    let mut t = from;
+    while t < to {
+        let next = ((t.div_euclid(3600) + 1) * 3600).min(to);
+        exposure[hour_of_week(t)] += (next - t) as f64 / 3600.0;
+        t = next;
+    }
+    let mut counts = [0usize; 168];
+    for &s in submits {
+        counts[hour_of_week(s)] += 1;
+    }
+    let mean = submits.len() as f64 / exposure.iter().sum::<f64>();
+    (0..168).map(|h| if exposure[h] > 0.0 { counts[h] as f64 / exposure[h] / mean } else { f64::NAN }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_classes_merge_small_buckets() {
+        let sizes: Vec<u32> =
+            std::iter::repeat_n(1, 100).chain(std::iter::repeat_n(2, 10)).chain(std::iter::repeat_n(4, 60)).collect();
+        assert_eq!(size_classes(sizes.iter().copied(), sizes.len()), vec![(1, 1), (2, u32::MAX)]);
+        let sizes: Vec<u32> = std::iter::repeat_n(3, 60).chain(std::iter::repeat_n(70, 60)).collect();
+        assert_eq!(size_classes(sizes.iter().copied(), sizes.len()), vec![(3, 4), (65, u32::MAX)]);
+    }
+
+    #[test]
+    fn calendar_rates_average_one() {
+        // 1970-01-05 is a Monday.
+        assert_eq!(hour_of_week(4 * 86_400), 0);
+        assert_eq!(hour_of_week(4 * 86_400 + 7 * 86_400 - 1), 167);
+        let from = 0;
+        let to = 365 * 86_400;
+        let submits: Vec<i64> = (0..3650).map(|i| i * 8640 + if i % 2 == 0 { 0 } else { 3600 }).collect();
+        let months = month_rates(&submits, from, to);
+        let mean: f64 = months.iter().map(|m| m.multiplier * m.days).sum::<f64>() / 365.0;
+        assert!((mean - 1.0).abs() < 1e-9, "{mean}");
+        let how = hour_of_week_rates(&submits, from, to);
+        assert!((how.iter().sum::<f64>() / 168.0 - 1.0).abs() < 0.01);
+    }
+}

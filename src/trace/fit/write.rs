@@ -1,0 +1,215 @@
+//! Writes a [`LogFit`] as a commented scenario file that `burstsim run` accepts: the log
+//! becomes `[background]` (the other groups' load), with a commented template for the
+//! group's own jobs.
+
+use std::fmt::Write as _;
+
+use super::LogFit;
+use crate::scenario::dist::{DistSpec, DistTable};
+use crate::trace::mle::Fit;
+
+const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const LAST_DAY: [u8; 12] = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+
+/// A distribution spec as an inline TOML value.
+fn spec(s: &DistSpec) -> String {
+    let list = |v: &[f64]| v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", ");
+    match &s.0 {
+        DistTable::Fixed { value } => num(*value),
+        DistTable::Lognormal { mean, cv } => {
+            format!("{{ kind = \"lognormal\", mean = {}, cv = {} }}", num(*mean), num(*cv))
+        }
+        DistTable::Gamma { shape, scale } => {
+            format!("{{ kind = \"gamma\", shape = {}, scale = {} }}", num(*shape), num(*scale))
+        }
+        DistTable::Weibull { shape, scale } => {
+            format!("{{ kind = \"weibull\", shape = {}, scale = {} }}", num(*shape), num(*scale))
+        }
+        DistTable::Choice { values, weights } => {
+            format!("{{ kind = \"choice\", values = [{}], weights = [{}] }}", list(values), list(weights))
+        }
+        DistTable::Empirical { samples } => format!("{{ kind = \"empirical\", samples = [{}] }}", list(samples)),
+        other => toml::to_string(other).unwrap_or_default(),
+    }
+}
+
+/// Six significant digits, always a valid TOML float or integer.
+fn num(x: f64) -> String {
+    if x == x.round() && x.abs() < 1e15 {
+        return format!("{}", x as i64);
+    }
+    let digits = (5 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let s = format!("{x:.digits$}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+fn fit_cell(f: &Fit) -> String {
+    format!("{:>10.0} {:>6.3}", f.aic, f.ks)
+}
+
+/// The scenario text.
+pub fn to_toml(fit: &LogFit) -> String {
+    let mut s = String::new();
+    let o = &fit.options;
+    let unit = if fit.counted_gpus { "GPUs" } else { "processors (1 processor = 1 simulated GPU)" };
+    let _ = writeln!(s, "# Scenario fitted by `burstsim fit` from {}", o.source);
+    let _ = writeln!(
+        s,
+        "# burstsim {}. Every figure below is estimated from the log unless marked (assumption).",
+        env!("CARGO_PKG_VERSION")
+    );
+    let _ = writeln!(s, "# Reference for every key: docs/SCENARIOS.md; how the fit works: docs/TRACES.md.");
+    let _ = writeln!(s, "#");
+    let _ = writeln!(s, "# Log: {} jobs used over {:.1} days; job sizes in {unit}.", fit.jobs, fit.span_days);
+    for (why, n) in &fit.left_out {
+        let _ = writeln!(s, "#   left out: {n} jobs ({why})");
+    }
+    let _ = writeln!(s, "# Cluster: {} from {}.", fit.cluster_gpus, fit.cluster_from);
+    let _ = writeln!(
+        s,
+        "# Offered load = Σ(size × run time) / (cluster × span) = {:.4}; {:.1} jobs per week.",
+        fit.offered_load,
+        fit.jobs as f64 / fit.span_days * 7.0
+    );
+    let _ = writeln!(s, "#");
+    let _ = writeln!(s, "# Runtime (hours) by maximum likelihood; used: the lowest AIC among the fits whose mean is");
+    let _ = writeln!(s, "# within 20% of the log's (else the closest mean), so the load implies the log's job counts.");
+    let _ = writeln!(s, "# KS = Kolmogorov-Smirnov distance between the fit and the log (0 = perfect).");
+    let _ = writeln!(
+        s,
+        "#   {:<14} {:>6} {:>17} {:>17} {:>17}  {:<9} {:>9} {:>9}",
+        "class", "jobs", "lognormal AIC KS", "gamma AIC KS", "weibull AIC KS", "chosen", "mean log", "mean fit"
+    );
+    for c in &fit.classes {
+        let _ = writeln!(
+            s,
+            "#   {:<14} {:>6} {} {} {}  {:<9} {:>9.3} {:>9.3}",
+            c.name,
+            c.jobs,
+            fit_cell(&c.fits[0]),
+            fit_cell(&c.fits[1]),
+            fit_cell(&c.fits[2]),
+            c.chosen.family.name(),
+            c.mean_runtime_h,
+            c.chosen.mean()
+        );
+    }
+    if let Some(how) = &fit.hour_of_week {
+        let _ = writeln!(s, "#");
+        let _ = writeln!(s, "# Arrival rate by hour of week, relative to the mean (local time; 00 = midnight).");
+        let _ = writeln!(s, "# Not used by the simulation yet: scenario calendars have no time-of-day profile.");
+        let _ = writeln!(s, "#        {}", (0..24).map(|h| format!("{h:>4}")).collect::<String>());
+        for (d, name) in WEEKDAYS.iter().enumerate() {
+            let row: String = how[d * 24..d * 24 + 24].iter().map(|v| format!("{v:>4.1}")).collect();
+            let _ = writeln!(s, "#   {name}  {row}");
+        }
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "name = {:?}", o.name);
+    let _ = writeln!(s, "description = {:?}", format!("Background load fitted from {}", o.source));
+    let _ = writeln!(s, "\n[simulation]");
+    let start = fit.start.map_or_else(|| "2026-09-01".to_string(), |d| d.to_string());
+    let note = if fit.start.is_some() {
+        "the log's first submission (local date)"
+    } else {
+        "(assumption: the log has no calendar dates)"
+    };
+    let _ = writeln!(s, "start_date = \"{start}\"   # {note}");
+    let horizon = fit.span_days.ceil().clamp(1.0, 3650.0);
+    let _ = writeln!(s, "horizon_days = {horizon}   # the log's span");
+    let _ = writeln!(
+        s,
+        "warmup_days = {}   # the queue fills up from empty; not measured",
+        (horizon / 10.0).floor().min(14.0)
+    );
+    let _ = writeln!(s, "replications = 10\nseed = 1");
+    let _ = writeln!(s, "\n[campus]");
+    let _ = writeln!(s, "gpus = {}", fit.cluster_gpus);
+    let _ = writeln!(s, "vram_gb = 80                  # (assumption) not in the log");
+    let _ = writeln!(s, "scheduler = \"easy-backfill\"   # (assumption) what most clusters run");
+    let _ = writeln!(s, "\n[background]");
+    let _ = writeln!(s, "# The log's offered load; the monthly multipliers below average 1 over its period.");
+    let _ = writeln!(s, "offered_load = {}", num(fit.offered_load));
+    let _ = writeln!(s, "season_overlap = \"max\"");
+    for c in &fit.classes {
+        let _ = writeln!(s, "\n[[background.classes]]");
+        let _ = writeln!(s, "name = \"{}\"", c.name);
+        let _ = writeln!(
+            s,
+            "# {} jobs ({:.1}% of the log); runtime mean {:.3} h in the log, {:.3} h fitted",
+            c.jobs,
+            100.0 * c.jobs as f64 / fit.jobs as f64,
+            c.mean_runtime_h,
+            c.chosen.mean()
+        );
+        let _ = writeln!(s, "load_share = {}   # share of the log's work", num(c.work_share));
+        let gpus = if c.gpu_counts.len() == 1 {
+            num(f64::from(c.gpu_counts[0].0))
+        } else {
+            spec(&DistSpec::choice(
+                c.gpu_counts.iter().map(|(g, _)| f64::from(*g)).collect(),
+                c.gpu_counts.iter().map(|(_, n)| *n as f64).collect(),
+            ))
+        };
+        let _ = writeln!(s, "gpus = {gpus}");
+        let _ = writeln!(
+            s,
+            "# {}: maximum likelihood, chosen by AIC with the mean kept; KS {:.3}",
+            c.chosen.family.name(),
+            c.chosen.ks
+        );
+        let _ = writeln!(s, "runtime_hours = {}", spec(&c.chosen.spec()));
+        match &c.walltime_factors {
+            Some(q) => {
+                let _ =
+                    writeln!(s, "# requested ÷ actual run time: the 101 percentiles of the log, clamped to [1, 1000]");
+                let q: Vec<f64> = q.iter().map(|v| (v * 1000.0).round() / 1000.0).collect();
+                let _ = writeln!(s, "walltime_factor = {}", spec(&DistSpec(DistTable::Empirical { samples: q })));
+            }
+            None => {
+                let _ = writeln!(s, "walltime_factor = 1.5   # (assumption) the log records no requested times");
+            }
+        }
+    }
+    if !fit.months.is_empty() {
+        let _ = writeln!(s, "\n# Monthly arrival-rate multipliers: jobs per day in the month ÷ the log's mean.");
+        for m in &fit.months {
+            let i = m.month as usize - 1;
+            let _ = writeln!(s, "[[background.seasons]]");
+            let _ = writeln!(s, "name = \"month-{}\"", MONTHS[i]);
+            let _ = writeln!(s, "start = \"{:02}-01\"\nend = \"{:02}-{:02}\"", m.month, m.month, LAST_DAY[i]);
+            let why = if m.days >= 1.0 {
+                format!("{} jobs over {:.1} days", m.jobs, m.days)
+            } else {
+                "no data in the log".into()
+            };
+            let _ = writeln!(s, "multiplier = {}   # {why}", num((m.multiplier * 1000.0).round() / 1000.0));
+        }
+    }
+    let _ = writeln!(s, "\n# Your group's own jobs go here (see docs/SCENARIOS.md §6 and §9), e.g.:");
+    let _ = writeln!(s, "# [[workload.classes]]\n# name = \"our-training\"\n# jobs_per_week = 10\n# gpus = 2");
+    let _ = writeln!(s, "# runtime_hours = {{ kind = \"lognormal\", mean = 8.0, cv = 1.0 }}");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_valid_toml_with_six_significant_digits() {
+        assert_eq!(num(3.0), "3");
+        assert_eq!(num(0.123456789), "0.123457");
+        assert_eq!(num(1234.56789), "1234.57");
+        assert_eq!(num(2.5e-7), "0.00000025");
+        for x in [0.7, 12.25, 1e-3, 33.333333] {
+            let v: toml::Value = toml::from_str(&format!("x = {}", num(x))).unwrap();
+            assert!(
+                (v["x"].as_float().unwrap_or_else(|| v["x"].as_integer().unwrap() as f64) - x).abs()
+                    < 1e-5 * x.max(1.0)
+            );
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! Replay of a log through the engine: the log's jobs become burstsim [`Job`]s, run on a
+//! campus of N GPUs under FCFS or EASY backfill, and the simulated queue delays are set
+//! next to the recorded ones (`burstsim validate --trace`).
+//!
+//! Conversion ([`to_jobs`]), per job:
+//! - submit: seconds after the first included submission;
+//! - runtime: the recorded run time (at least 1 s, the engine's clock unit);
+//! - GPUs: the job's processors or GPUs ([`Units`]) ÷ `procs_per_gpu`, rounded up, at
+//!   least 1 (fractional GPU-sharing pods take a whole GPU);
+//! - walltime factor: requested time ÷ run time, clamped to [1, 1000] (a job that ran
+//!   past its request was killed at about its limit, so it asked for what it used); 1
+//!   when the request is not recorded or with [`Estimates::Exact`].
+//!
+//! Jobs are left out (and counted by reason) when they have no run time, no size, zero
+//! GPUs, or more GPUs than the cluster. They run as background jobs, so no policy,
+//! group limit or walltime limit touches them, and their waits come from the engine's
+//! per-job records.
+
+use super::Trace;
+use crate::engine::simulate;
+use crate::scenario::raw::SchedulerKind;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::stats::percentile_sorted;
+use crate::units::{DAY, SimTime};
+use crate::workload::{Job, JobStream, NO_DEADLINE};
+
+/// What a job's size counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Units {
+    /// GPUs when any job of the log has GPUs, else processors.
+    #[default]
+    Auto,
+    /// Processors (CPU cores, SP2 nodes, …).
+    Procs,
+    /// GPUs.
+    Gpus,
+}
+
+/// How the scheduler learns runtimes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Estimates {
+    /// The walltime the user requested, as recorded (EASY's real input).
+    #[default]
+    Recorded,
+    /// The true run time (perfect estimates).
+    Exact,
+}
+
+/// How to turn a log into jobs and what to run them on.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// GPUs (or processors) of the simulated cluster.
+    pub gpus: u32,
+    /// Queue discipline.
+    pub scheduler: SchedulerKind,
+    /// What a job's size counts.
+    pub units: Units,
+    /// Processors (or GPUs) per simulated GPU; sizes are divided by it and rounded up.
+    pub procs_per_gpu: f64,
+    /// Which runtime estimates the scheduler sees.
+    pub estimates: Estimates,
+}
+
+impl ReplayOptions {
+    /// `gpus` GPUs, EASY backfill, automatic units, one unit per GPU, recorded estimates.
+    pub fn new(gpus: u32) -> ReplayOptions {
+        ReplayOptions {
+            gpus,
+            scheduler: SchedulerKind::EasyBackfill,
+            units: Units::Auto,
+            procs_per_gpu: 1.0,
+            estimates: Estimates::Recorded,
+        }
+    }
+}
+
+/// A log converted to engine jobs.
+#[derive(Clone, Debug, Default)]
+pub struct Converted {
+    /// Jobs sorted by submission (stable, so file order breaks ties).
+    pub jobs: Vec<Job>,
+    /// Recorded wait in seconds of each job (same order), if the log has it.
+    pub recorded_wait: Vec<Option<i64>>,
+    /// Trace time of the simulation's 0 (the first included submission).
+    pub origin: i64,
+    /// Jobs left out, by reason, in a fixed order.
+    pub left_out: Vec<(&'static str, usize)>,
+    /// Whether sizes were read as GPUs (else processors).
+    pub counted_gpus: bool,
+}
+
+/// Converts a log's jobs (see the module doc for the rules).
+pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
+    let counted_gpus = match o.units {
+        Units::Gpus => true,
+        Units::Procs => false,
+        Units::Auto => trace.jobs.iter().any(|j| j.gpus.is_some_and(|g| g > 0.0)),
+    };
+    let per = if o.procs_per_gpu.is_finite() && o.procs_per_gpu > 0.0 { o.procs_per_gpu } else { 1.0 };
+    let reasons = ["no run time", "no size", "zero GPUs (CPU-only)", "larger than the cluster"];
+    let mut left = [0usize; 4];
+    let mut kept = Vec::new();
+    for j in &trace.jobs {
+        let Some(runtime) = j.runtime else {
+            left[0] += 1;
+            continue;
+        };
+        let size = if counted_gpus { j.gpus } else { j.procs.map(f64::from) };
+        let Some(size) = size else {
+            left[1] += 1;
+            continue;
+        };
+        if size <= 0.0 {
+            left[2] += 1;
+            continue;
+        }
+        let gpus = (size / per - 1e-9).ceil().max(1.0);
+        if gpus > f64::from(o.gpus) {
+            left[3] += 1;
+            continue;
+        }
+        let runtime = runtime.max(1) as SimTime;
+        let factor = match (o.estimates, j.requested_time) {
+            (Estimates::Recorded, Some(req)) if req > 0 => (req as f64 / runtime as f64).clamp(1.0, 1000.0),
+            _ => 1.0,
+        };
+        kept.push((j.submit, runtime, gpus as u32, factor, j.wait()));
+    }
+    kept.sort_by_key(|k| k.0);
+    let origin = kept.first().map_or(0, |k| k.0);
+    let mut out = Converted { origin, counted_gpus, ..Converted::default() };
+    for (submit, runtime, gpus, walltime_factor, wait) in kept {
+        out.jobs.push(Job {
+            submit: (submit - origin) as SimTime,
+            runtime,
+            walltime_factor,
+            gpus,
+            class: 0,
+            group: false,
+            ordinal: 0,
+            vram_gb: 0.0,
+            data_gb: 0.0,
+            deadline: NO_DEADLINE,
+            kind: Default::default(),
+        });
+        out.recorded_wait.push(wait);
+    }
+    out.left_out = reasons.iter().zip(left).filter(|(_, n)| *n > 0).map(|(r, n)| (*r, n)).collect();
+    out
+}
+
+/// The scenario a replay runs: `gpus` GPUs, the scheduler, no walltime limit, no
+/// maintenance, and one background class with no arrivals of its own (the log's jobs
+/// come in through [`JobStream::from_jobs`]).
+///
+/// # Errors
+/// [`ScenarioError`] if the values are out of range (e.g. 0 GPUs, a log longer than
+/// ten years).
+pub fn scenario(gpus: u32, scheduler: SchedulerKind, last_submit: SimTime) -> Result<Scenario, ScenarioError> {
+    let horizon_days = (last_submit / DAY + 1) as f64;
+    let scheduler = match scheduler {
+        SchedulerKind::Fcfs => "fcfs",
+        SchedulerKind::EasyBackfill => "easy-backfill",
+    };
+    let text = format!(
+        "name = \"trace-replay\"\n\
+         [simulation]\nstart_date = \"2000-01-01\"\nhorizon_days = {horizon_days}\nreplications = 1\n\
+         [campus]\ngpus = {gpus}\nvram_gb = 80\nscheduler = \"{scheduler}\"\n\
+         [background]\n[[background.classes]]\nname = \"trace\"\njobs_per_week = 0\nruntime_hours = 1\n"
+    );
+    Scenario::from_toml_str(&text, "<trace replay>")
+}
+
+/// Queue-delay statistics of a set of jobs, in hours.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WaitStats {
+    /// Jobs.
+    pub n: usize,
+    /// Mean wait.
+    pub mean_h: f64,
+    /// Median.
+    pub p50_h: f64,
+    /// 90th percentile.
+    pub p90_h: f64,
+    /// 95th percentile.
+    pub p95_h: f64,
+    /// 99th percentile.
+    pub p99_h: f64,
+    /// Share of jobs that did not wait at all.
+    pub zero_share: f64,
+    /// Share of jobs that waited at most a minute (logs often round waits to minutes).
+    pub minute_share: f64,
+}
+
+impl WaitStats {
+    /// Statistics of waits given in seconds (type-7 percentiles).
+    pub fn of_seconds(waits: &[i64]) -> WaitStats {
+        let mut h: Vec<f64> = waits.iter().map(|&w| w as f64 / 3600.0).collect();
+        h.sort_by(f64::total_cmp);
+        let n = h.len();
+        let nan_if_empty = |v: f64| if n == 0 { f64::NAN } else { v };
+        WaitStats {
+            n,
+            mean_h: nan_if_empty(h.iter().sum::<f64>() / n.max(1) as f64),
+            p50_h: percentile_sorted(&h, 0.5),
+            p90_h: percentile_sorted(&h, 0.9),
+            p95_h: percentile_sorted(&h, 0.95),
+            p99_h: percentile_sorted(&h, 0.99),
+            zero_share: nan_if_empty(waits.iter().filter(|&&w| w == 0).count() as f64 / n.max(1) as f64),
+            minute_share: nan_if_empty(waits.iter().filter(|&&w| w <= 60).count() as f64 / n.max(1) as f64),
+        }
+    }
+}
+
+/// Recorded and simulated queue delays of the same jobs.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The conversion (what was left out and why).
+    pub converted: Converted,
+    /// Waits the log recorded, over the jobs that have one.
+    pub recorded: WaitStats,
+    /// Simulated waits of the same jobs.
+    pub simulated: WaitStats,
+    /// Simulated waits of every replayed job (also those without a recorded wait).
+    pub simulated_all: WaitStats,
+    /// Busy share of the simulated cluster from the first submission to the last end.
+    pub utilization: f64,
+}
+
+/// Converts, simulates and compares.
+///
+/// # Errors
+/// [`ScenarioError`] when the replay scenario is refused (0 GPUs, over ten years).
+pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ScenarioError> {
+    let converted = to_jobs(trace, o);
+    let last = converted.jobs.last().map_or(0, |j| j.submit);
+    let scn = scenario(o.gpus, o.scheduler, last)?;
+    let stream = JobStream::from_jobs(converted.jobs.clone());
+    let out = simulate(&scn, &stream, 0, 0);
+    let (mut rec, mut sim, mut all) = (Vec::new(), Vec::new(), Vec::new());
+    let mut work = 0.0;
+    let mut end = 0;
+    for ((r, job), recorded) in out.records.iter().zip(&stream.jobs).zip(&converted.recorded_wait) {
+        if r.start == SimTime::MAX {
+            continue;
+        }
+        let w = (r.start - r.submit) as i64;
+        all.push(w);
+        if let Some(x) = recorded {
+            rec.push(*x);
+            sim.push(w);
+        }
+        work += f64::from(job.gpus) * job.runtime as f64;
+        end = end.max(r.end);
+    }
+    Ok(Replay {
+        recorded: WaitStats::of_seconds(&rec),
+        simulated: WaitStats::of_seconds(&sim),
+        simulated_all: WaitStats::of_seconds(&all),
+        utilization: if end == 0 { f64::NAN } else { work / (f64::from(o.gpus) * end as f64) },
+        converted,
+    })
+}
+
+impl Replay {
+    /// Rows `(statistic, recorded, simulated)` in hours or shares, for tables and CSV.
+    pub fn rows(&self) -> Vec<(&'static str, f64, f64)> {
+        let (r, s) = (&self.recorded, &self.simulated);
+        vec![
+            ("jobs", r.n as f64, s.n as f64),
+            ("mean_wait_h", r.mean_h, s.mean_h),
+            ("p50_wait_h", r.p50_h, s.p50_h),
+            ("p90_wait_h", r.p90_h, s.p90_h),
+            ("p95_wait_h", r.p95_h, s.p95_h),
+            ("p99_wait_h", r.p99_h, s.p99_h),
+            ("zero_wait_share", r.zero_share, s.zero_share),
+            ("wait_le_1min_share", r.minute_share, s.minute_share),
+        ]
+    }
+
+    /// The side-by-side table.
+    pub fn to_table(&self) -> String {
+        let mut s = format!("{:<18} {:>12} {:>12} {:>10}\n", "queue delay", "recorded", "simulated", "sim/rec");
+        for (name, r, x) in self.rows() {
+            let ratio = if r != 0.0 && r.is_finite() { format!("{:.2}", x / r) } else { "–".into() };
+            let f = |v: f64| if name == "jobs" { format!("{v:.0}") } else { format!("{v:.3}") };
+            s.push_str(&format!("{:<18} {:>12} {:>12} {:>10}\n", name, f(r), f(x), ratio));
+        }
+        s
+    }
+
+    /// The same as CSV: `statistic,recorded,simulated`.
+    pub fn to_csv(&self) -> String {
+        let mut s = String::from("statistic,recorded,simulated\n");
+        for (name, r, x) in self.rows() {
+            s.push_str(&format!("{name},{r},{x}\n"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::TraceJob;
+
+    fn job(id: usize, submit: i64, wait: i64, runtime: i64, procs: u32, req: i64) -> TraceJob {
+        let mut j = TraceJob::new(id, id.to_string(), submit);
+        j.start = Some(submit + wait);
+        j.runtime = Some(runtime);
+        j.procs = Some(procs);
+        j.requested_time = Some(req);
+        j
+    }
+
+    #[test]
+    fn conversion_rules() {
+        let mut t = Trace {
+            jobs: vec![job(1, 100, 0, 50, 4, 200), job(2, 90, 5, 0, 3, -1), job(3, 95, 0, 10, 9, 5)],
+            ..Trace::default()
+        };
+        t.jobs.push(TraceJob::new(4, "4", 99));
+        let mut o = ReplayOptions::new(8);
+        o.procs_per_gpu = 2.0;
+        let c = to_jobs(&t, &o);
+        assert_eq!(c.origin, 90);
+        assert_eq!(
+            c.jobs.iter().map(|j| (j.submit, j.runtime, j.gpus)).collect::<Vec<_>>(),
+            [(0, 1, 2), (5, 10, 5), (10, 50, 2)]
+        );
+        assert_eq!(c.jobs.iter().map(|j| j.walltime_factor).collect::<Vec<_>>(), [1.0, 1.0, 4.0]);
+        assert_eq!(c.recorded_wait, [Some(5), Some(0), Some(0)]);
+        assert_eq!(c.left_out, [("no run time", 1)]);
+    }
+
+    #[test]
+    fn fcfs_replay_of_a_hand_computed_queue() {
+        // 2 GPUs: A (2 GPUs, 100 s) at 0; B (1 GPU, 10 s) at 1 waits 99 s; C (1, 10) at 2 waits 98 s.
+        let t = Trace {
+            jobs: vec![job(1, 0, 0, 100, 2, 100), job(2, 1, 99, 10, 1, 10), job(3, 2, 98, 10, 1, 10)],
+            ..Trace::default()
+        };
+        let mut o = ReplayOptions::new(2);
+        o.scheduler = SchedulerKind::Fcfs;
+        let r = replay(&t, &o).unwrap();
+        assert_eq!(r.recorded, r.simulated);
+        assert!((r.simulated.mean_h - 197.0 / 3.0 / 3600.0).abs() < 1e-12);
+        assert!((r.utilization - 220.0 / 220.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,72 @@
+//! `fit` on the KTH-SP2 log: the scenario it writes loads, runs, and offers the log's
+//! load (within 5%). Skips, with a message, when ../shared/data/traces is absent.
+
+use std::path::{Path, PathBuf};
+
+use burstsim::engine::simulate;
+use burstsim::metrics::Metric;
+use burstsim::scenario::Scenario;
+use burstsim::trace::fit::{FitOptions, fit, write::to_toml};
+use burstsim::trace::replay::Units;
+use burstsim::trace::{ReadOptions, read_file};
+use burstsim::workload::JobStream;
+
+fn kth() -> Option<PathBuf> {
+    let rel = "pwa-kth-sp2/KTH-SP2-1996-2.1-cln.swf.gz";
+    let found = [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/traces"),
+        PathBuf::from("/work/shared/data/traces"),
+    ]
+    .into_iter()
+    .map(|d| d.join(rel))
+    .find(|p| p.is_file());
+    if found.is_none() {
+        eprintln!("skipped: ../shared/data/traces/{rel} is absent");
+    }
+    found
+}
+
+#[test]
+fn kth_fit_runs_and_offers_the_logs_load_within_5_percent() {
+    let Some(path) = kth() else { return };
+    let trace = read_file(&path, &ReadOptions::default()).unwrap();
+    let o = FitOptions {
+        gpus: None,
+        units: Units::Auto,
+        procs_per_gpu: 1.0,
+        name: "kth-fit".into(),
+        source: "KTH-SP2".into(),
+    };
+    let f = fit(&trace, &o).unwrap();
+    assert_eq!(f.cluster_gpus, 100, "from MaxProcs");
+    assert!((f.offered_load - 0.70).abs() < 0.005, "the log's load: {}", f.offered_load);
+    assert_eq!(f.classes.iter().map(|c| c.jobs).sum::<usize>(), f.jobs);
+    for c in &f.classes {
+        assert!((c.chosen.mean() / c.mean_runtime_h - 1.0).abs() <= 0.2 + 1e-9, "{}: mean kept", c.name);
+        assert!(c.chosen.ks < 0.25, "{}: KS {}", c.name, c.chosen.ks);
+    }
+    let weights: f64 =
+        f.months.iter().map(|m| m.multiplier * m.days).sum::<f64>() / f.months.iter().map(|m| m.days).sum::<f64>();
+    assert!((weights - 1.0).abs() < 0.02, "monthly multipliers average 1 over the log: {weights}");
+
+    let text = to_toml(&f);
+    let scn = Scenario::from_toml_str(&text, "kth-fit.toml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(scn.start_date.to_string(), "1996-09-30", "the first job of the cleaned log");
+    // Offered load of the generated years (the engine's own metric), averaged over 5.
+    let loads: Vec<f64> = (0..5)
+        .map(|r| {
+            let jobs = JobStream::generate(&scn, r);
+            simulate(&scn, &jobs, 0, r).metrics.get(Metric::CampusOfferedLoad)
+        })
+        .collect();
+    let mean = loads.iter().sum::<f64>() / loads.len() as f64;
+    assert!(
+        (mean / f.offered_load - 1.0).abs() < 0.05,
+        "simulated offered load {mean} ({loads:?}) vs the log's {}",
+        f.offered_load
+    );
+    // Job counts follow too, because the chosen means stay near the log's.
+    let per_week = JobStream::generate(&scn, 0).jobs.len() as f64 / (scn.horizon as f64 / 604_800.0);
+    let log_per_week = f.jobs as f64 / f.span_days * 7.0;
+    assert!((per_week / log_per_week - 1.0).abs() < 0.25, "{per_week} vs {log_per_week} jobs per week");
+}
