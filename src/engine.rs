@@ -206,7 +206,7 @@ impl<'a, O: Observer> World<'a, O> {
             replication,
             now: 0,
             events,
-            cluster: Cluster::new(&scn.campus),
+            cluster: Cluster::with_tracking(&scn.campus, crate::policy::predicts_waits(policy)),
             offers: scn.offers.iter().map(OfferState::new).collect(),
             st,
             in_flight: HashMap::new(),
