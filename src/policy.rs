@@ -34,7 +34,10 @@ pub fn places(p: &Policy) -> Vec<Target> {
 /// Whether a policy asks the campus for predicted waits (so the cluster must keep the
 /// running jobs' walltime ends even under FCFS).
 pub fn predicts_waits(p: &Policy) -> bool {
-    matches!(p.kind, PolicyKind::OverflowPredicted | PolicyKind::ReservedFirst | PolicyKind::BySize | PolicyKind::DeadlineAware)
+    matches!(
+        p.kind,
+        PolicyKind::OverflowPredicted | PolicyKind::ReservedFirst | PolicyKind::BySize | PolicyKind::DeadlineAware
+    )
 }
 
 /// The monthly offers a policy uses; their rent is paid for the whole measured window.

@@ -26,12 +26,12 @@ pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/default.toml");
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     /// The file could not be read.
-    #[error("could not read scenario '{path}': {source}")]
+    #[error("could not read scenario '{path}': {cause}")]
     Read {
         /// The path given.
         path: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not repeated as a source).
+        cause: std::io::Error,
     },
     /// The text is not valid TOML, or a key is unknown or of the wrong type (the message
     /// from the TOML parser carries the line and column).
@@ -274,7 +274,7 @@ impl Scenario {
     /// [`ScenarioError`] naming the file, line and key.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|source| ScenarioError::Read { path: path.display().to_string(), source })?;
+            .map_err(|cause| ScenarioError::Read { path: path.display().to_string(), cause })?;
         Scenario::from_toml_str(&text, &path.display().to_string())
     }
 

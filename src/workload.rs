@@ -89,7 +89,11 @@ impl TraceSource {
                     extent: self.extent,
                     horizon: scenario.horizon,
                 };
-                crate::trace::bootstrap::resample(&self.jobs, &spec, &mut stream(scenario.seed, replication, Purpose::Bootstrap))
+                crate::trace::bootstrap::resample(
+                    &self.jobs,
+                    &spec,
+                    &mut stream(scenario.seed, replication, Purpose::Bootstrap),
+                )
             }
         }
     }

@@ -8,7 +8,17 @@ fn burstsim() -> Command {
 
 fn run_to(dir: &std::path::Path, threads: &str) -> std::process::Output {
     burstsim()
-        .args(["run", "tests/fixtures/tiny.toml", "--replications", "2", "--quiet", "--threads", threads, "--out"])
+        .args([
+            "run",
+            "tests/fixtures/tiny.toml",
+            "--replications",
+            "2",
+            "--quiet",
+            "--no-charts",
+            "--threads",
+            threads,
+            "--out",
+        ])
         .arg(dir)
         .output()
         .unwrap()
@@ -138,7 +148,7 @@ fn merged_shards_equal_the_single_run_byte_for_byte() {
     let single = dir.path().join("single");
     assert!(
         burstsim()
-            .args(["run", TINY_FOR_SHARDS, "-n", "5", "--quiet", "--out"])
+            .args(["run", TINY_FOR_SHARDS, "-n", "5", "--quiet", "--no-charts", "--out"])
             .arg(&single)
             .output()
             .unwrap()
@@ -156,7 +166,13 @@ fn merged_shards_equal_the_single_run_byte_for_byte() {
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         }
         let merged = dir.path().join(format!("merged-{count}"));
-        let out = burstsim().arg("merge").arg(&shards).args(["--quiet", "--out"]).arg(&merged).output().unwrap();
+        let out = burstsim()
+            .arg("merge")
+            .arg(&shards)
+            .args(["--quiet", "--no-charts", "--out"])
+            .arg(&merged)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         for f in ["summary.csv", "paired.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"] {
             assert_eq!(

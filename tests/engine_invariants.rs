@@ -110,7 +110,8 @@ fn check_policy(scn: &Scenario, policy: usize, replication: u64) {
     assert!(c.running.is_empty() && c.busy_campus == 0, "{}: resources not released at the end", p.name);
     let m = &out.metrics;
     use burstsim::metrics::Metric;
-    let parts = [Metric::CampusCost, Metric::HourlyCost, Metric::MonthlyCost, Metric::TransferCost, Metric::StorageCost];
+    let parts =
+        [Metric::CampusCost, Metric::HourlyCost, Metric::MonthlyCost, Metric::TransferCost, Metric::StorageCost];
     assert!(parts.iter().all(|&x| m.get(x) >= 0.0 && m.get(x).is_finite()), "{}: a negative or infinite cost", p.name);
     let sum: f64 = parts.iter().map(|&x| m.get(x)).sum();
     assert!((m.get(Metric::TotalCost) - sum).abs() <= 1e-6 * sum.max(1.0), "{}: costs do not add up", p.name);
@@ -206,32 +207,52 @@ mod random_scenarios {
         (
             (4u32..48, any::<bool>(), proptest::option::of(2u32..16), proptest::option::of(4u32..72), any::<bool>()),
             (0.0f64..1.1, 0.0f64..60.0, 0.0f64..8.0, 1u32..8),
-            (proptest::option::of(1u32..16), 1u32..8, 0.0f64..0.3, 0u32..24, any::<bool>(), proptest::option::of(50u32..3000), 0usize..8),
+            (
+                proptest::option::of(1u32..16),
+                1u32..8,
+                0.0f64..0.3,
+                0u32..24,
+                any::<bool>(),
+                proptest::option::of(50u32..3000),
+                0usize..8,
+            ),
         )
-            .prop_map(|((gpus, easy, limit, walltime_h, maintenance), (load, small_rate, big_rate, big_gpus), (capacity, monthly_gpus, interruption, threshold, when_full_campus, budget, kind))| Params {
-                gpus,
-                easy,
-                limit,
-                walltime_h,
-                maintenance,
-                load,
-                small_rate,
-                big_rate,
-                big_gpus,
-                capacity,
-                monthly_gpus,
-                interruption,
-                threshold,
-                when_full_campus,
-                budget,
-                kind,
-            })
+            .prop_map(
+                |(
+                    (gpus, easy, limit, walltime_h, maintenance),
+                    (load, small_rate, big_rate, big_gpus),
+                    (capacity, monthly_gpus, interruption, threshold, when_full_campus, budget, kind),
+                )| Params {
+                    gpus,
+                    easy,
+                    limit,
+                    walltime_h,
+                    maintenance,
+                    load,
+                    small_rate,
+                    big_rate,
+                    big_gpus,
+                    capacity,
+                    monthly_gpus,
+                    interruption,
+                    threshold,
+                    when_full_campus,
+                    budget,
+                    kind,
+                },
+            )
     }
 
     fn scenario_text(p: &Params) -> String {
         // Jobs never need more than the campus or the group limit can give, or than the
         // offers hold, so every class has a place under every policy.
-        let big = p.big_gpus.min(p.gpus).min(p.limit.unwrap_or(u32::MAX)).min(p.capacity.unwrap_or(u32::MAX)).min(p.monthly_gpus).max(1);
+        let big = p
+            .big_gpus
+            .min(p.gpus)
+            .min(p.limit.unwrap_or(u32::MAX))
+            .min(p.capacity.unwrap_or(u32::MAX))
+            .min(p.monthly_gpus)
+            .max(1);
         let mut t = format!(
             "[simulation]\nstart_date = \"2026-03-01\"\nhorizon_days = 12\nwarmup_days = 1\nseed = 3\n\
              [campus]\ngpus = {}\nvram_gb = 80\nscheduler = \"{}\"\nprice_per_gpu_hour_cny = 1.5\n",
@@ -265,17 +286,24 @@ mod random_scenarios {
             p.interruption, p.monthly_gpus
         );
         let full = if p.when_full_campus { "when_cloud_full = \"campus\"\n" } else { "" };
-        let budget = p.budget.map(|b| format!("budget = {{ cap_cny = {b}, period = \"month\" }}\n")).unwrap_or_default();
+        let budget =
+            p.budget.map(|b| format!("budget = {{ cap_cny = {b}, period = \"month\" }}\n")).unwrap_or_default();
         let th = p.threshold;
         let policy = match p.kind {
             0 => "kind = \"campus-only\"\n".to_string(),
             1 => format!("kind = \"cloud-only\"\noffers = [\"h\"]\n{full}{budget}"),
             2 => format!("kind = \"overflow-predicted\"\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
             3 => format!("kind = \"overflow-timeout\"\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
-            4 => format!("kind = \"reserved-first\"\nreserved_offer = \"m\"\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
-            5 => format!("kind = \"by-size\"\nrules = [{{ max_vram_gb = 24, target = \"campus\" }}, {{ target = \"h\" }}]\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"),
+            4 => format!(
+                "kind = \"reserved-first\"\nreserved_offer = \"m\"\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"
+            ),
+            5 => format!(
+                "kind = \"by-size\"\nrules = [{{ max_vram_gb = 24, target = \"campus\" }}, {{ target = \"h\" }}]\nthreshold_hours = {th}\noffers = [\"h\"]\n{full}{budget}"
+            ),
             6 => format!("kind = \"deadline-aware\"\noffers = [\"h\"]\n{full}{budget}"),
-            _ => format!("kind = \"guide-hybrid\"\ndebug_offer = \"h\"\ndebug_hours = 1.5\nmain_classes = [\"big\"]\noffers = [\"h\"]\nthreshold_hours = {th}\n{full}{budget}"),
+            _ => format!(
+                "kind = \"guide-hybrid\"\ndebug_offer = \"h\"\ndebug_hours = 1.5\nmain_classes = [\"big\"]\noffers = [\"h\"]\nthreshold_hours = {th}\n{full}{budget}"
+            ),
         };
         t + "[[policies]]\nname = \"p\"\n" + &policy
     }

@@ -14,8 +14,22 @@ const SOURCES: [&str; 3] = [
     include_str!("../scenarios/all-policies.toml"),
 ];
 
-const EXTREMES: [&str; 14] =
-    ["0", "-1", "1e308", "-1e308", "nan", "inf", "-inf", "4294967296", "18446744073709551615", "0.0000001", "\"x\"", "[]", "{}", "true"];
+const EXTREMES: [&str; 14] = [
+    "0",
+    "-1",
+    "1e308",
+    "-1e308",
+    "nan",
+    "inf",
+    "-inf",
+    "4294967296",
+    "18446744073709551615",
+    "0.0000001",
+    "\"x\"",
+    "[]",
+    "{}",
+    "true",
+];
 
 #[derive(Debug, Clone)]
 enum Mutation {
@@ -56,7 +70,11 @@ fn apply(text: &str, m: &Mutation) -> Vec<u8> {
         Mutation::ReplaceNumber(i, e) => {
             // Replace the value of the i-th `key = number` line.
             let numeric: Vec<usize> = (0..n)
-                .filter(|&k| lines[k].split_once('=').is_some_and(|(_, v)| v.trim().starts_with(|c: char| c.is_ascii_digit() || c == '-')))
+                .filter(|&k| {
+                    lines[k]
+                        .split_once('=')
+                        .is_some_and(|(_, v)| v.trim().starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+                })
                 .collect();
             if !numeric.is_empty() {
                 let k = numeric[i % numeric.len()];

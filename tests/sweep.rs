@@ -12,7 +12,7 @@ const THRESHOLDS: &str = "policies.overflow-2h.threshold_hours=0,1,2,4,8,inf";
 
 fn sweep(out: &std::path::Path, extra: &[&str]) -> std::process::Output {
     burstsim()
-        .args(["sweep", TINY, "-n", "2", "--quiet", "-p", THRESHOLDS, "--out"])
+        .args(["sweep", TINY, "-n", "2", "--quiet", "--no-charts", "-p", THRESHOLDS, "--out"])
         .arg(out)
         .args(extra)
         .output()
@@ -28,7 +28,11 @@ fn a_sweep_over_one_value_equals_run() {
         .output()
         .unwrap();
     assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
-    let r = burstsim().args(["run", TINY, "-n", "2", "--quiet", "--out"]).arg(dir.path().join("r")).output().unwrap();
+    let r = burstsim()
+        .args(["run", TINY, "-n", "2", "--quiet", "--no-charts", "--out"])
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
     assert!(r.status.success());
     let run = std::fs::read_to_string(dir.path().join("r/summary.csv")).unwrap();
     let sweep = std::fs::read_to_string(dir.path().join("s/sweep.csv")).unwrap();
@@ -67,7 +71,7 @@ fn an_interrupted_sweep_resumes_to_identical_bytes() {
     // kill -9 at an arbitrary moment, then resume: same bytes whenever it was killed.
     let killed = dir.path().join("killed");
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("burstsim"))
-        .args(["sweep", TINY, "-n", "2", "--quiet", "-p", THRESHOLDS, "--out"])
+        .args(["sweep", TINY, "-n", "2", "--quiet", "--no-charts", "-p", THRESHOLDS, "--out"])
         .arg(&killed)
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -31,7 +31,8 @@ fn replay_puts_the_log_at_the_start_of_every_replication() {
     let s = scenario("replay", "day");
     let a = JobStream::generate(&s, 0);
     let b = JobStream::generate(&s, 1);
-    let bg = |j: &JobStream| j.jobs.iter().filter(|j| !j.group).map(|j| (j.submit, j.runtime, j.gpus)).collect::<Vec<_>>();
+    let bg =
+        |j: &JobStream| j.jobs.iter().filter(|j| !j.group).map(|j| (j.submit, j.runtime, j.gpus)).collect::<Vec<_>>();
     assert!(!bg(&a).is_empty());
     assert_eq!(bg(&a), bg(&b), "replay: the same log in every replication");
 }
@@ -44,7 +45,10 @@ fn bootstrap_resamples_whole_blocks_differently_per_replication_and_reproducibly
     assert_eq!(a.jobs, a2.jobs, "same seed and replication: same resample");
     let bg = |j: &JobStream| j.jobs.iter().filter(|j| !j.group).map(|j| j.submit).collect::<Vec<_>>();
     let counts: Vec<usize> = (0..6).map(|r| bg(&JobStream::generate(&s, r)).len()).collect();
-    assert!(counts.iter().any(|&c| c != counts[0]) || (1..6).any(|r| bg(&JobStream::generate(&s, r)) != bg(&a)), "replications differ");
+    assert!(
+        counts.iter().any(|&c| c != counts[0]) || (1..6).any(|r| bg(&JobStream::generate(&s, r)) != bg(&a)),
+        "replications differ"
+    );
     assert!(bg(&a).iter().all(|&t| t < s.horizon));
     assert!(bg(&a).last().is_some_and(|&t| t > 20 * DAY), "the resample covers the horizon");
 }
@@ -54,7 +58,10 @@ fn a_missing_log_names_the_key_and_the_path() {
     let text = "[simulation]\nstart_date = \"2026-09-07\"\nhorizon_days = 28\n[campus]\ngpus = 8\nvram_gb = 80\n\
                 [background.trace]\npath = \"nowhere.swf\"\n[[workload.classes]]\nname = \"g\"\njobs_per_week = 3\nruntime_hours = 2\n";
     let e = Scenario::from_toml_str(text, "t.toml").unwrap_err().to_string();
-    assert!(e.contains("background.trace.path") && e.contains("nowhere.swf") && e.contains("relative to the scenario file"), "{e}");
+    assert!(
+        e.contains("background.trace.path") && e.contains("nowhere.swf") && e.contains("relative to the scenario file"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -7,9 +7,9 @@ use super::dist::{DistSpec, Sampler};
 use super::raw::*;
 use super::{Budget, Campus, JobClass, Offer, Policy, Rule, Scenario, Target};
 use crate::date::{Date, days_in_month};
-use serde::Deserialize;
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
 use crate::workload::calendar::{Calendar, Season, SeasonWindow};
+use serde::Deserialize;
 
 /// Longest horizon accepted: ten years (longer runs are almost surely a unit mistake).
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
@@ -909,7 +909,8 @@ fn trace_source(
         key: format!("{key}.path"),
         message: format!("could not read '{}': {e} (paths are relative to the scenario file)", path.display()),
     })?;
-    let content_hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
+    let content_hash =
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
     let log = trace::read_bytes(&bytes, &path.display().to_string(), &ReadOptions { strict: false, format, mapping })
         .map_err(|e| Invalid { key: format!("{key}.path"), message: e.to_string() })?;
     let gpus = match (campus.gpus, campus.nodes, campus.gpus_per_node) {
@@ -926,7 +927,10 @@ fn trace_source(
     options.procs_per_gpu = procs_per_gpu;
     let converted = replay::to_jobs(&log, &options);
     if converted.jobs.is_empty() {
-        return bad(format!("{key}.path"), format!("'{}' has no usable jobs ({} rows read)", path.display(), log.jobs.len()));
+        return bad(
+            format!("{key}.path"),
+            format!("'{}' has no usable jobs ({} rows read)", path.display(), log.jobs.len()),
+        );
     }
     let extent = converted.jobs.last().map_or(1, |j| j.submit + 1);
     let block = match t.block {
@@ -936,11 +940,16 @@ fn trace_source(
     if t.mode == TraceMode::Bootstrap && extent < block.seconds() * 2 {
         return bad(
             format!("{key}.block"),
-            format!("the log spans {:.1} days: too short to resample whole {}s; use block = \"day\" or mode = \"replay\"", extent as f64 / 86_400.0, if block == bootstrap::Block::Week { "week" } else { "day" }),
+            format!(
+                "the log spans {:.1} days: too short to resample whole {}s; use block = \"day\" or mode = \"replay\"",
+                extent as f64 / 86_400.0,
+                if block == bootstrap::Block::Week { "week" } else { "day" }
+            ),
         );
     }
     let weekday = Date::parse(&sim.start_date).map_or(0, |d| (d.to_days() + 3).rem_euclid(7) as u8);
-    let phase = log.info.local_time(converted.origin).map_or(0, |origin| bootstrap::aligned_phase(origin, block, weekday));
+    let phase =
+        log.info.local_time(converted.origin).map_or(0, |origin| bootstrap::aligned_phase(origin, block, weekday));
     // Record the path absolute so the resolved scenario runs from anywhere.
     t.path = std::fs::canonicalize(&path).unwrap_or(path).display().to_string();
     Ok(crate::workload::TraceSource { jobs: converted.jobs, extent, phase, mode: t.mode, block, content_hash })

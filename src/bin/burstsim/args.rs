@@ -31,9 +31,15 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Check the engine against queueing theory (M/M/c vs Erlang C, Little's law).
     Validate(ValidateArgs),
+    /// Redraw the charts (SVG, PNG) and the report (HTML, Markdown) of a run or sweep
+    /// folder from its files alone: `burstsim plot output/default --lang zh`.
+    Plot(crate::plot_cmd::PlotArgs),
     /// Measure speed: the engine on reference configurations, the default scenario end
     /// to end, Monte Carlo scaling over threads (medians of several repetitions).
     Bench(BenchArgs),
+    /// Estimate a scenario from a cluster's own log (SWF, sacct or CSV): arrival rates,
+    /// monthly seasons, GPU-count mix, runtimes by maximum likelihood, walltime factors.
+    Fit(crate::trace_cmd::FitArgs),
 }
 
 /// `burstsim bench`.
@@ -81,6 +87,9 @@ pub struct RunArgs {
     /// shard folder for `burstsim merge` (Slurm job arrays: --shard $SLURM_ARRAY_TASK_ID/N).
     #[arg(long)]
     pub shard: Option<String>,
+    /// Do not draw charts/ and report.html at the end (`burstsim plot DIR` draws them later).
+    #[arg(long)]
+    pub no_charts: bool,
 }
 
 /// `burstsim merge`.
@@ -95,6 +104,9 @@ pub struct MergeArgs {
     /// No table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Do not draw charts/ and report.html (`burstsim plot DIR` draws them later).
+    #[arg(long)]
+    pub no_charts: bool,
 }
 
 /// Table or CSV.
@@ -118,6 +130,9 @@ pub struct ValidateArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
+    /// Replay a real log instead (`--trace LOG --gpus N --scheduler …`).
+    #[command(flatten)]
+    pub replay: crate::trace_cmd::TraceValidateArgs,
 }
 
 /// `burstsim sweep`.
@@ -162,4 +177,7 @@ pub struct SweepArgs {
     /// No progress bar and no table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Do not draw charts/ and report.html at the end (`burstsim plot DIR` draws them later).
+    #[arg(long)]
+    pub no_charts: bool,
 }

@@ -61,8 +61,11 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(a) => run(a),
         Command::Sweep(a) => sweep(a),
         Command::Merge(a) => merge(a),
+        Command::Validate(a) if a.replay.trace.is_some() => crate::trace_cmd::validate_trace(a),
         Command::Validate(a) => validate(a),
         Command::Bench(a) => bench(a),
+        Command::Fit(a) => crate::trace_cmd::fit(a),
+        Command::Plot(a) => crate::plot_cmd::plot(a),
     }
 }
 
@@ -145,6 +148,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
         println!("\nFiles: {}/{{summary,paired,replications,timeseries,waits}}.csv and run.toml", out_dir.display());
     }
+    crate::plot_cmd::after(&out_dir, a.no_charts, a.quiet);
     for w in &warns {
         eprintln!("burstsim: warning: {w}");
     }
@@ -260,7 +264,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let targets =
         a.targets.iter().map(|t| recommend::parse_target(t).map_err(UsageError)).collect::<Result<Vec<_>, _>>()?;
     let text = std::fs::read_to_string(&a.scenario)
-        .map_err(|source| ScenarioError::Read { path: a.scenario.display().to_string(), source })?;
+        .map_err(|cause| ScenarioError::Read { path: a.scenario.display().to_string(), cause })?;
     let file = a.scenario.display().to_string();
     let mut sw = Sweep::new(&text, &file, &a.params)?;
     if let Some(n) = a.replications {
@@ -398,7 +402,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     for policy in first.policies.iter().filter(|p| constant(&p.name)) {
         report.push_str(&row("(same at every point)", &points[0], &policy.name));
     }
-    if !targets.is_empty() {
+    if targets.is_empty() {
+        // An earlier sweep's recommendation in this folder would be stale now.
+        let _ = std::fs::remove_file(out_dir.join("recommendation.txt"));
+    } else {
         let rec = recommend::recommend(&points, &targets);
         let text = recommend::render(&rec, 12);
         let full = recommend::render(&rec, usize::MAX);
@@ -448,6 +455,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             if targets.is_empty() { "" } else { ", recommendation.txt" }
         );
     }
+    crate::plot_cmd::after_sweep(&out_dir, &sw.base, a.no_charts, a.quiet);
     let unstable: usize =
         points.iter().filter(|p| p.summaries.rows.iter().any(|r| r.unstable_replications > 0)).count();
     if unstable > 0 {
@@ -524,6 +532,7 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
     }
+    crate::plot_cmd::after(&out_dir, a.no_charts, a.quiet);
     for w in &warns {
         eprintln!("burstsim: warning: {w}");
     }

@@ -4,6 +4,8 @@
 
 mod args;
 mod commands;
+mod plot_cmd;
+mod trace_cmd;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Regenerates the bundled Chinese font subset used by `burstsim plot --lang zh`:
+#   assets/fonts/NotoSansSC-burstsim-subset.otf
+# from Noto Sans CJK SC (SIL Open Font License 1.1), keeping exactly the characters that
+# src/plot/i18n.rs uses, plus printable ASCII and common punctuation. Run it after
+# changing a Chinese label; `cargo test` fails (font_covers_every_chinese_label) until you do.
+#
+# Needs (once): apt-get install -y fonts-noto-cjk   and   pip install fonttools
+# Usage: scripts/make-font-subset.sh [PATH/TO/NotoSansCJK-Regular.ttc]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ttc="${1:-/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc}"
+out=assets/fonts/NotoSansSC-burstsim-subset.otf
+[ -f "$ttc" ] || { echo "no $ttc: apt-get install -y fonts-noto-cjk (or give the .ttc path)" >&2; exit 2; }
+command -v pyftsubset >/dev/null || { echo "no pyftsubset: pip install fonttools" >&2; exit 2; }
+chars=$(mktemp)
+trap 'rm -f "$chars"' EXIT
+python3 - "$chars" <<'PY'
+import sys
+text = open("src/plot/i18n.rs", encoding="utf-8").read()
+keep = {chr(c) for c in range(0x20, 0x7F)}                        # printable ASCII
+keep |= set("±×÷≤≥–—…·•°′″‰％，。：；、（）《》〈〉“”‘’！？【】「」→←↑↓−¥€£µ²³")
+keep |= {c for c in text if ord(c) > 0x7F}                        # every label character
+open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(keep)))
+print(f"{len(keep)} characters", file=sys.stderr)
+PY
+# Face 2 of the collection is Simplified Chinese (0 JP, 1 KR, 2 SC, 3 TC, 4 HK).
+pyftsubset "$ttc" --font-number=2 --text-file="$chars" --output-file="$out" \
+  --layout-features='kern,palt,vert,locl' --no-hinting --desubroutinize \
+  --name-IDs='*' --name-languages='*' --drop-tables+=DSIG
+ls -l "$out"

@@ -1,0 +1,125 @@
+//! `burstsim plot OUTPUT_DIR`: redraws every chart of a run or sweep folder from its files
+//! alone, and writes report.html and report.md; and the small hooks with which `run` and
+//! `sweep` draw the same charts when they finish (unless `--no-charts`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+use burstsim::plot::{self, FontSpec, Lang, PlotError, PlotOptions};
+use clap::ValueEnum;
+
+use crate::commands::UsageError;
+
+/// Label language.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LangArg {
+    /// English.
+    En,
+    /// Simplified Chinese (bundled font; no system fonts needed).
+    Zh,
+}
+
+/// `burstsim plot`.
+#[derive(Debug, clap::Args)]
+pub struct PlotArgs {
+    /// A folder written by `burstsim run` (summary.csv, …) or `burstsim sweep` (sweep.csv).
+    pub dir: PathBuf,
+    /// Language of the labels and the report.
+    #[arg(long, value_enum, default_value_t = LangArg::En)]
+    pub lang: LangArg,
+    /// Width of every chart in pixels (SVG and PNG).
+    #[arg(long, default_value_t = 1600)]
+    pub width: u32,
+    /// Height of every chart in pixels.
+    #[arg(long, default_value_t = 1000)]
+    pub height: u32,
+    /// Text at the start of every chart title (default: the scenario name); '' for no titles.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Base font size in pixels (default: width ÷ 64, 25 px at 1600 px).
+    #[arg(long)]
+    pub font_size: Option<f64>,
+    /// A TrueType/OpenType font to draw with, PATH or PATH#FACE for a .ttc collection
+    /// (e.g. /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2).
+    #[arg(long)]
+    pub font: Option<String>,
+    /// Print nothing but errors and warnings.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Maps a chart error to the binary's errors: bad input exits with 2.
+fn to_anyhow(e: PlotError) -> anyhow::Error {
+    if e.is_bad_input() { UsageError(e.to_string()).into() } else { e.into() }
+}
+
+/// Runs `burstsim plot`.
+pub fn plot(a: PlotArgs) -> Result<ExitCode> {
+    let font = a.font.as_deref().map(FontSpec::parse).transpose().map_err(UsageError)?;
+    let opts = PlotOptions {
+        lang: if a.lang == LangArg::Zh { Lang::Zh } else { Lang::En },
+        width: a.width,
+        height: a.height,
+        title: a.title,
+        font_size: a.font_size,
+        font,
+        system_fonts: true,
+    };
+    let out = plot::plot_dir(&a.dir, &opts).map_err(to_anyhow)?;
+    for w in &out.warnings {
+        eprintln!("burstsim: warning: {w}");
+    }
+    if !a.quiet {
+        print_files(&a.dir, &out);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_files(dir: &Path, out: &plot::PlotOutput) {
+    println!(
+        "Charts: {}/charts/{{{}}}.{{svg,png}} (font: {})\nReport: {} and {}",
+        dir.display(),
+        out.charts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(","),
+        out.font.name,
+        out.report_html.display(),
+        out.report_md.display()
+    );
+}
+
+/// Draws the charts and the report of a finished `run` or `sweep` in `dir`. A failure
+/// here never fails the run: the CSV files are complete, so it is a warning saying how
+/// to retry.
+pub fn after(dir: &Path, no_charts: bool, quiet: bool) {
+    if no_charts {
+        return;
+    }
+    match plot::plot_dir(dir, &PlotOptions::default()) {
+        Ok(out) => {
+            for w in &out.warnings {
+                eprintln!("burstsim: warning: {w}");
+            }
+            if !quiet {
+                print_files(dir, &out);
+            }
+        }
+        Err(e) => eprintln!(
+            "burstsim: warning: charts were not drawn: {e}; the CSV files are complete, retry with `burstsim plot {}`",
+            dir.display()
+        ),
+    }
+}
+
+/// For `sweep`: keeps the sweep's base scenario as `scenario.toml` (the report shows its
+/// parameters and seed), then draws as [`after`].
+pub fn after_sweep(dir: &Path, base: &toml::Table, no_charts: bool, quiet: bool) {
+    let text = format!(
+        "# burstsim {}: the base scenario of this sweep; the swept keys (sweep.toml) vary per point\n\n{}",
+        env!("CARGO_PKG_VERSION"),
+        toml::to_string(base).unwrap_or_default()
+    );
+    if let Err(e) = burstsim::output::atomic_write(&dir.join("scenario.toml"), text.as_bytes()) {
+        eprintln!("burstsim: warning: {e}");
+    }
+    after(dir, no_charts, quiet);
+}

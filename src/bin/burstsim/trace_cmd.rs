@@ -1,0 +1,197 @@
+//! The trace subcommands: `burstsim validate --trace LOG` (replay a real log through the
+//! engine) and `burstsim fit LOG` (estimate a scenario from a log).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use burstsim::scenario::raw::SchedulerKind;
+use burstsim::trace::replay::{self, Estimates, ReplayOptions, Units};
+use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
+
+use crate::args::{Format, ValidateArgs};
+use crate::commands::UsageError;
+
+/// How to read a log (shared by `validate --trace` and `fit`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReadArgs {
+    /// Refuse the log at its first bad row (default: skip bad rows and count them).
+    #[arg(long)]
+    pub strict: bool,
+    /// Log format: swf, sacct or csv (default: from the name and first line).
+    #[arg(long)]
+    pub trace_format: Option<String>,
+    /// Column mapping of a CSV job list: a preset (alibaba-openb-2023, alibaba-dlrm-2025,
+    /// alibaba-pai-2020, helios) or a TOML file (docs/TRACES.md).
+    #[arg(long)]
+    pub mapping: Option<String>,
+    /// What job sizes count: auto (GPUs if the log has any, else processors), procs, gpus.
+    #[arg(long, default_value = "auto")]
+    pub units: String,
+    /// Processors (or GPUs) per simulated GPU: sizes are divided by it and rounded up.
+    #[arg(long, default_value_t = 1.0)]
+    pub procs_per_gpu: f64,
+}
+
+/// `burstsim validate --trace LOG …`: flattened into `validate`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TraceValidateArgs {
+    /// Replay this log (SWF, sacct or CSV) and compare simulated with recorded queue
+    /// delays instead of the queueing-theory checks.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// GPUs (or processors) of the replayed cluster (default: the log's MaxProcs).
+    #[arg(long, requires = "trace")]
+    pub gpus: Option<u32>,
+    /// Scheduler of the replay: fcfs or easy-backfill.
+    #[arg(long, default_value = "easy-backfill", requires = "trace")]
+    pub scheduler: String,
+    /// Runtime estimates the scheduler sees: recorded (requested walltime) or exact.
+    #[arg(long, default_value = "recorded", requires = "trace")]
+    pub estimates: String,
+    /// How to read the log.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+fn usage(msg: String) -> anyhow::Error {
+    UsageError(msg).into()
+}
+
+/// Reads a log as the arguments say, printing the read summary on stderr.
+pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
+    let format = match &a.trace_format {
+        None => None,
+        Some(f) => Some(
+            trace::Format::parse(f)
+                .ok_or_else(|| usage(format!("--trace-format '{f}' is not known; use swf, sacct or csv")))?,
+        ),
+    };
+    let mapping = a.mapping.as_deref().map(CsvMapping::from_arg).transpose().map_err(|e| usage(e.to_string()))?;
+    let opts = ReadOptions { strict: a.strict, format, mapping };
+    let t = trace::read_file(path, &opts).map_err(|e| match e {
+        trace::TraceError::Read { .. } => anyhow::Error::new(e),
+        other => usage(other.to_string()),
+    })?;
+    eprint!("burstsim: {}", t.report.summary(&path.display().to_string()));
+    if t.jobs.is_empty() {
+        bail!(usage(format!("{}: no jobs could be read", path.display())));
+    }
+    Ok(t)
+}
+
+/// `--units` and `--procs-per-gpu`.
+pub fn units(a: &ReadArgs) -> Result<(Units, f64)> {
+    let u = match a.units.as_str() {
+        "auto" => Units::Auto,
+        "procs" | "processors" => Units::Procs,
+        "gpus" => Units::Gpus,
+        other => bail!(usage(format!("--units '{other}' is not known; use auto, procs or gpus"))),
+    };
+    if !(a.procs_per_gpu.is_finite() && a.procs_per_gpu > 0.0) {
+        bail!(usage(format!("--procs-per-gpu {} is not allowed; give a positive number", a.procs_per_gpu)));
+    }
+    Ok((u, a.procs_per_gpu))
+}
+
+/// `burstsim validate --trace LOG`.
+pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
+    let t = &a.replay;
+    let path = t.trace.clone().expect("dispatched only with --trace");
+    let scheduler = match t.scheduler.as_str() {
+        "fcfs" => SchedulerKind::Fcfs,
+        "easy-backfill" | "easy" => SchedulerKind::EasyBackfill,
+        other => bail!(usage(format!("--scheduler '{other}' is not known; use fcfs or easy-backfill"))),
+    };
+    let estimates = match t.estimates.as_str() {
+        "recorded" => Estimates::Recorded,
+        "exact" => Estimates::Exact,
+        other => bail!(usage(format!("--estimates '{other}' is not known; use recorded or exact"))),
+    };
+    let (units, procs_per_gpu) = units(&t.read)?;
+    let log = read_trace(&path, &t.read)?;
+    let gpus = match t.gpus.or(log.info.max_procs) {
+        Some(g) if g > 0 => g,
+        _ => bail!(usage(format!("{}: the log does not give its size (no MaxProcs): add --gpus N", path.display()))),
+    };
+    let o = ReplayOptions { gpus, scheduler, units, procs_per_gpu, estimates };
+    let started = Instant::now();
+    let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
+    match a.format {
+        Format::Csv => print!("{}", r.to_csv()),
+        Format::Table => {
+            println!(
+                "{}: {} jobs replayed on {} {} under {} ({} estimates); waits in hours",
+                path.display(),
+                r.converted.jobs.len(),
+                gpus,
+                if r.converted.counted_gpus { "GPUs" } else { "processors" },
+                t.scheduler,
+                t.estimates
+            );
+            for (why, n) in &r.converted.left_out {
+                println!("  left out: {n} jobs ({why})");
+            }
+            println!();
+            print!("{}", r.to_table());
+            println!(
+                "\nSimulated utilisation {:.3}; the log's own waits include its scheduler's quirks (docs/VALIDATION.md).",
+                r.utilization
+            );
+            if r.recorded.n == 0 {
+                println!(
+                    "The log records no waits (e.g. NASA-iPSC, the Lublin model): only the simulated column means anything."
+                );
+            }
+        }
+    }
+    eprintln!("burstsim: replay in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `burstsim fit`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FitArgs {
+    /// The log (SWF, sacct --parsable2 or CSV with --mapping).
+    pub log: PathBuf,
+    /// Scenario file to write (default: <log name>-fit.toml in the current folder).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Cluster size in GPUs (default: the log header's MaxProcs, else the log's peak use).
+    #[arg(long)]
+    pub gpus: Option<u32>,
+    /// Scenario name (default: from the log's file name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// How to read the log.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// `burstsim fit LOG`.
+pub fn fit(a: FitArgs) -> Result<ExitCode> {
+    use burstsim::trace::fit::{self, FitOptions};
+    let (units, procs_per_gpu) = units(&a.read)?;
+    if a.gpus == Some(0) {
+        bail!(usage("--gpus 0 is not allowed".into()));
+    }
+    let log = read_trace(&a.log, &a.read)?;
+    let file = a.log.file_name().map_or_else(|| "log".to_string(), |f| f.to_string_lossy().to_string());
+    let stem = file.split('.').next().filter(|s| !s.is_empty()).unwrap_or("log").to_ascii_lowercase();
+    let name = a.name.clone().unwrap_or_else(|| format!("{stem}-fit"));
+    let o = FitOptions { gpus: a.gpus, units, procs_per_gpu, name: name.clone(), source: file.clone() };
+    let f = fit::fit(&log, &o).map_err(|e| usage(format!("{}: {e}", a.log.display())))?;
+    let text = fit::write::to_toml(&f);
+    // The file must load: a fitted scenario that does not is a bug, said plainly.
+    burstsim::scenario::Scenario::from_toml_str(&text, "<fitted scenario>")
+        .context("the fitted scenario does not load (a bug in burstsim fit; please report it with the log)")?;
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("{name}.toml")));
+    burstsim::output::atomic_write(&out, text.as_bytes())
+        .with_context(|| format!("could not write '{}'", out.display()))?;
+    for line in text.lines().take_while(|l| l.starts_with('#')) {
+        println!("{}", line.trim_start_matches('#').strip_prefix(' ').unwrap_or(""));
+    }
+    println!("\nWrote {}; run it with: burstsim run {}", out.display(), out.display());
+    Ok(ExitCode::SUCCESS)
+}

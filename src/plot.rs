@@ -1,0 +1,418 @@
+//! Charts of a run or a sweep, drawn from its output folder alone (the CSV files and
+//! `run.toml`), as SVG (for editing) and PNG (for documents), plus the report files.
+//!
+//! ```text
+//! OUTPUT_DIR ─ folder::Folder::open (run: summary/paired/replications/timeseries/waits.csv, run.toml;
+//!                                    sweep: sweep.csv, sweep.toml, recommendation.txt, scenario.toml)
+//!            ─ font::choose (a font with a glyph for every character to draw)
+//!            ─ run_charts / time_charts / sweep_charts ─▶ OUTPUT_DIR/charts/NAME.{svg,png}
+//!            ─ report ─▶ OUTPUT_DIR/report.html, report.md
+//! ```
+//!
+//! Every chart is one type implementing [`Chart`], drawn once on an SVG backend and once
+//! on a bitmap backend. Colours are fixed per policy by its position in the folder's
+//! policy list (the scenario's order), so a policy has the same colour in every chart of
+//! a run or a sweep. See docs/CHARTS.md for what each chart shows.
+
+pub mod data;
+pub mod folder;
+pub mod font;
+pub mod i18n;
+pub mod run_charts;
+pub mod sweep_charts;
+pub mod theme;
+pub mod time_charts;
+pub mod typeset;
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+pub use folder::Folder;
+pub use font::FontSpec;
+pub use i18n::Lang;
+use theme::Theme;
+
+/// Why charts could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The folder holds neither a run nor a sweep.
+    #[error("'{dir}' is not a burstsim output folder: it has neither summary.csv (a run) nor sweep.csv (a sweep)")]
+    NotAnOutputFolder {
+        /// The folder.
+        dir: String,
+    },
+    /// A file the charts need is missing.
+    #[error("'{path}' is missing; `burstsim plot` needs the files that `burstsim run` or `burstsim sweep` writes")]
+    Missing {
+        /// The file.
+        path: String,
+    },
+    /// A CSV file lacks columns.
+    #[error("'{path}' lacks the column(s) {}; its columns are: {}", quoted(.missing), .found.join(", "))]
+    Columns {
+        /// The file.
+        path: String,
+        /// Missing columns.
+        missing: Vec<String>,
+        /// Columns found.
+        found: Vec<String>,
+    },
+    /// A value cannot be read.
+    #[error("'{path}' line {line}: {message}")]
+    Value {
+        /// The file.
+        path: String,
+        /// 1-based line (the header is line 1).
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// An option is out of range.
+    #[error("{0}")]
+    Option(String),
+    /// A font cannot be used.
+    #[error("font '{path}': {message}")]
+    Font {
+        /// The font file (or its description).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Drawing failed (a bug or an I/O problem of the backend).
+    #[error("could not draw the chart '{chart}': {message}")]
+    Draw {
+        /// Chart name.
+        chart: String,
+        /// The backend's message.
+        message: String,
+    },
+    /// Writing a file failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+fn quoted(v: &[String]) -> String {
+    v.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(", ")
+}
+
+impl PlotError {
+    /// Whether the error comes from the user's input (folder, files, options, font):
+    /// the command line exits with 2 for these, 1 for the others.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, PlotError::Draw { .. } | PlotError::Io(_))
+    }
+}
+
+/// How to draw.
+#[derive(Clone, Debug)]
+pub struct PlotOptions {
+    /// Language of the labels.
+    pub lang: Lang,
+    /// Width in pixels (SVG and PNG).
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The first part of every chart title (default: the scenario name); `Some("")`
+    /// draws no title line.
+    pub title: Option<String>,
+    /// Base font size in pixels (default: width ÷ 64, 25 px at 1600 px).
+    pub font_size: Option<f64>,
+    /// A font to use instead of the bundled ones.
+    pub font: Option<FontSpec>,
+    /// Whether to look for Chinese fonts of the system when the bundled ones lack a
+    /// character (tests turn this off to check the bundled fonts alone).
+    pub system_fonts: bool,
+}
+
+impl Default for PlotOptions {
+    fn default() -> Self {
+        PlotOptions {
+            lang: Lang::En,
+            width: 1600,
+            height: 1000,
+            title: None,
+            font_size: None,
+            font: None,
+            system_fonts: true,
+        }
+    }
+}
+
+/// One drawn chart.
+#[derive(Clone, Debug)]
+pub struct ChartFile {
+    /// File stem (`cost_vs_wait`).
+    pub name: String,
+    /// Its title (without the scenario prefix), for captions.
+    pub caption: String,
+    /// The SVG text.
+    pub svg: String,
+    /// Where the SVG was written.
+    pub svg_path: PathBuf,
+    /// Where the PNG was written.
+    pub png_path: PathBuf,
+}
+
+/// What [`plot_dir`] wrote.
+#[derive(Debug)]
+pub struct PlotOutput {
+    /// The charts, in report order.
+    pub charts: Vec<ChartFile>,
+    /// `report.html`.
+    pub report_html: PathBuf,
+    /// `report.md`.
+    pub report_md: PathBuf,
+    /// The font the charts were drawn with.
+    pub font: font::ChosenFont,
+    /// Things the user should know (missing glyphs, unreadable `run.toml`, …).
+    pub warnings: Vec<String>,
+}
+
+/// A chart that can be drawn on any plotters backend.
+pub trait Chart {
+    /// File stem.
+    fn name(&self) -> String;
+    /// Title without the scenario prefix.
+    fn caption(&self, th: &Theme) -> String;
+    /// Draws the whole chart on `root` with the sizes of `th`.
+    ///
+    /// # Errors
+    /// The backend's error, as text.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String>;
+}
+
+/// Redraws every chart of the output folder `dir` into `dir/charts/` and writes
+/// `dir/report.html` and `dir/report.md`.
+///
+/// # Errors
+/// [`PlotError`]: bad input (missing file or column, bad option or font) or a failure
+/// to draw or write.
+pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError> {
+    check_options(opts)?;
+    let folder = Folder::open(dir)?;
+    let mut warnings = folder.notes().to_vec();
+    let prefix = opts.title.clone().unwrap_or_else(|| folder.name().to_string());
+    let font_px = opts.font_size.unwrap_or_else(|| (f64::from(opts.width) / 64.0).clamp(12.0, 48.0));
+    let theme = Theme { lang: opts.lang, width: opts.width, height: opts.height, font_px, prefix, scale: 1.0 };
+    let mut text = folder.texts();
+    text.push_str(&theme.prefix);
+    for l in i18n::L::ALL {
+        text.push_str(l.get(opts.lang));
+    }
+    let system: &[(&str, u32)] = if opts.system_fonts { font::SYSTEM_CJK_FONTS } else { &[] };
+    let (chosen, font_warnings) = font::choose(&text, opts.lang, opts.font.as_ref(), system)?;
+    warnings.extend(font_warnings);
+    let charts_dir = dir.join("charts");
+    std::fs::create_dir_all(&charts_dir)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", charts_dir.display())))?;
+    let charts = font::with_font(&chosen, || -> Result<Vec<ChartFile>, PlotError> {
+        let render = |c: &dyn ChartDyn| render(c, &charts_dir, &theme, chosen.bytes);
+        let mut out = Vec::new();
+        match &folder {
+            Folder::Run(run) => {
+                out.push(render(&run_charts::CostVsWait { run })?);
+                out.push(render(&run_charts::WaitCdf { run })?);
+                out.push(render(&run_charts::CostBreakdown { run })?);
+                out.push(render(&time_charts::CampusTimeline { run })?);
+                out.push(render(&time_charts::MonthlyUse { run })?);
+            }
+            Folder::Sweep(sweep) => {
+                for metric in sweep_charts::HEADLINE {
+                    if sweep.has_metric(metric) {
+                        let c = sweep_charts::MetricLines { sweep, metric };
+                        out.push(render(&c)?);
+                    }
+                }
+                if sweep.params.len() >= 2 {
+                    for metric in sweep_charts::HEATMAP_METRICS {
+                        for (i, policy) in sweep.policies.iter().enumerate() {
+                            if sweep.has_metric(metric) {
+                                let c = sweep_charts::Heatmap { sweep, metric, policy, index: i };
+                                out.push(render(&c)?);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    })??;
+    let (html, md) = crate::report::write(dir, &folder, &charts, &theme, &chosen)?;
+    Ok(PlotOutput { charts, report_html: html, report_md: md, font: chosen, warnings })
+}
+
+fn check_options(o: &PlotOptions) -> Result<(), PlotError> {
+    let bad = |m: String| Err(PlotError::Option(m));
+    if !(200..=10_000).contains(&o.width) {
+        return bad(format!("--width {} is not allowed; give 200 to 10000 pixels (default 1600)", o.width));
+    }
+    if !(150..=10_000).contains(&o.height) {
+        return bad(format!("--height {} is not allowed; give 150 to 10000 pixels (default 1000)", o.height));
+    }
+    if let Some(s) = o.font_size.filter(|s| !(s.is_finite() && (6.0..=200.0).contains(s))) {
+        return bad(format!("--font-size {s} is not allowed; give 6 to 200 pixels (default width ÷ 64)"));
+    }
+    Ok(())
+}
+
+/// PNGs are drawn this many times larger and scaled down, which smooths lines.
+const SUPERSAMPLE: u32 = 2;
+/// Resolution written into the PNGs: 1600 px print 20 cm wide.
+const PNG_DPI: f64 = 203.2;
+
+/// Object-safe drawing of a chart on the two backends used (the generic [`Chart::draw`]
+/// cannot be called through `dyn`).
+pub trait ChartDyn {
+    /// File stem.
+    fn name(&self) -> String;
+    /// Title without the scenario prefix.
+    fn caption(&self, th: &Theme) -> String;
+    /// Draws on an SVG backend.
+    ///
+    /// # Errors
+    /// The backend's error, as text.
+    fn draw_svg(&self, root: &DrawingArea<typeset::Typeset<SVGBackend<'_>>, Shift>, th: &Theme) -> Result<(), String>;
+    /// Draws on a bitmap backend.
+    ///
+    /// # Errors
+    /// The backend's error, as text.
+    fn draw_png(
+        &self,
+        root: &DrawingArea<typeset::Typeset<BitMapBackend<'_>>, Shift>,
+        th: &Theme,
+    ) -> Result<(), String>;
+}
+
+impl<C: Chart> ChartDyn for C {
+    fn name(&self) -> String {
+        Chart::name(self)
+    }
+    fn caption(&self, th: &Theme) -> String {
+        Chart::caption(self, th)
+    }
+    fn draw_svg(&self, root: &DrawingArea<typeset::Typeset<SVGBackend<'_>>, Shift>, th: &Theme) -> Result<(), String> {
+        self.draw(root, th)
+    }
+    fn draw_png(
+        &self,
+        root: &DrawingArea<typeset::Typeset<BitMapBackend<'_>>, Shift>,
+        th: &Theme,
+    ) -> Result<(), String> {
+        self.draw(root, th)
+    }
+}
+
+/// Draws `chart` as `dir/NAME.svg` and `dir/NAME.png` (both written atomically), with
+/// the text laid out in `font` (face 0 of the bytes).
+///
+/// # Errors
+/// [`PlotError::Draw`] or an I/O error.
+pub fn render(chart: &dyn ChartDyn, dir: &Path, theme: &Theme, font: &'static [u8]) -> Result<ChartFile, PlotError> {
+    let name = chart.name();
+    let draw_err = |message: String| PlotError::Draw { chart: name.clone(), message };
+    let mut svg = String::new();
+    {
+        let backend = SVGBackend::with_string(&mut svg, (theme.width, theme.height));
+        let root = typeset::Typeset::new(backend, font, false).map_err(draw_err)?.into_drawing_area();
+        chart.draw_svg(&root, theme).map_err(draw_err)?;
+        root.present().map_err(|e| draw_err(e.to_string()))?;
+    }
+    let svg_path = dir.join(format!("{name}.svg"));
+    crate::output::atomic_write(&svg_path, svg.as_bytes())?;
+    let big = theme.scaled(SUPERSAMPLE);
+    let mut buf = vec![0u8; big.width as usize * big.height as usize * 3];
+    {
+        let backend = BitMapBackend::with_buffer(&mut buf, (big.width, big.height));
+        let root = typeset::Typeset::new(backend, font, true).map_err(draw_err)?.into_drawing_area();
+        chart.draw_png(&root, &big).map_err(draw_err)?;
+        root.present().map_err(|e| draw_err(e.to_string()))?;
+    }
+    let small = downsample(&buf, big.width as usize, big.height as usize, SUPERSAMPLE as usize);
+    let png_path = dir.join(format!("{name}.png"));
+    let bytes = encode_png(&small, theme.width, theme.height).map_err(|e| draw_err(e.to_string()))?;
+    crate::output::atomic_write(&png_path, &bytes)?;
+    Ok(ChartFile { name, caption: chart.caption(theme), svg, svg_path, png_path })
+}
+
+/// Averages `k` × `k` blocks of an RGB image `w` × `h` (row by row, so it is fast even
+/// in unoptimised test builds).
+pub fn downsample(rgb: &[u8], w: usize, h: usize, k: usize) -> Vec<u8> {
+    let (ow, oh) = (w / k, h / k);
+    let n = (k * k) as u32;
+    let mut out = vec![0u8; ow * oh * 3];
+    let mut acc = vec![0u32; ow * 3];
+    for (y, out_row) in out.chunks_exact_mut(ow * 3).enumerate() {
+        acc.fill(0);
+        for dy in 0..k {
+            let start = (y * k + dy) * w * 3;
+            let row = &rgb[start..start + ow * k * 3];
+            for (a, block) in acc.chunks_exact_mut(3).zip(row.chunks_exact(3 * k)) {
+                for px in block.chunks_exact(3) {
+                    a[0] += u32::from(px[0]);
+                    a[1] += u32::from(px[1]);
+                    a[2] += u32::from(px[2]);
+                }
+            }
+        }
+        for (o, a) in out_row.iter_mut().zip(&acc) {
+            *o = ((a + n / 2) / n) as u8;
+        }
+    }
+    debug_assert!(oh * ow * 3 == out.len());
+    out
+}
+
+/// Encodes an RGB image as PNG with its print resolution.
+///
+/// # Errors
+/// The encoder's error.
+pub fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let ppm = (PNG_DPI / 0.0254).round() as u32;
+        enc.set_pixel_dims(Some(png::PixelDimensions { xppu: ppm, yppu: ppm, unit: png::Unit::Meter }));
+        let mut writer = enc.write_header()?;
+        writer.write_image_data(rgb)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn downsampling_averages_each_block() {
+        // 4×2 pixels → 2×1: a black/white block averages to grey, a red block stays red.
+        let px = |r, g, b| [r, g, b];
+        let rows = [
+            [px(0, 0, 0), px(255, 255, 255), px(255, 0, 0), px(255, 0, 0)],
+            [px(255, 255, 255), px(0, 0, 0), px(255, 0, 0), px(255, 0, 0)],
+        ];
+        let rgb: Vec<u8> = rows.iter().flatten().flatten().copied().collect();
+        assert_eq!(downsample(&rgb, 4, 2, 2), vec![128, 128, 128, 255, 0, 0]);
+    }
+
+    #[test]
+    fn pngs_carry_their_size_and_print_resolution() {
+        let bytes = encode_png(&[255; 3 * 6], 3, 2).unwrap();
+        assert_eq!(&bytes[12..16], b"IHDR");
+        assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 3);
+        assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 2);
+        assert!(bytes.windows(4).any(|w| w == b"pHYs"));
+    }
+
+    #[test]
+    fn options_out_of_range_are_refused_with_the_flag_named() {
+        let bad = PlotOptions { width: 10, ..PlotOptions::default() };
+        assert!(check_options(&bad).unwrap_err().to_string().contains("--width 10"));
+        let bad = PlotOptions { font_size: Some(f64::NAN), ..PlotOptions::default() };
+        assert!(check_options(&bad).unwrap_err().to_string().contains("--font-size"));
+        assert!(check_options(&PlotOptions::default()).is_ok());
+    }
+}

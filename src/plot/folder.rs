@@ -1,0 +1,318 @@
+//! An output folder read back for charts: a run (`summary.csv`, …, `run.toml`) or a
+//! sweep (`sweep.csv`, `sweep.toml`, `recommendation.txt`, `scenario.toml`).
+
+use std::path::{Path, PathBuf};
+
+use super::PlotError;
+use super::data::{self, Day, ManifestHeader, Paired, Recommended, Stat, Table, WaitPoint};
+use crate::date::Date;
+use crate::scenario::Scenario;
+
+/// A season drawn as a shaded band, in days from the start date.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeasonBand {
+    /// Name from the scenario.
+    pub name: String,
+    /// Arrival-rate multiplier.
+    pub multiplier: f64,
+    /// First day (fractional days from the start).
+    pub start_day: f64,
+    /// First day after the season.
+    pub end_day: f64,
+    /// A season of the group itself (`[[workload.seasons]]`), not of the other groups.
+    pub own: bool,
+}
+
+/// A run's output folder.
+#[derive(Debug)]
+pub struct RunFolder {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Scenario name (from `run.toml`, else the folder name).
+    pub name: String,
+    /// Policies in the scenario's order.
+    pub policies: Vec<String>,
+    /// `summary.csv`.
+    pub summary: Vec<Stat>,
+    /// `paired.csv`.
+    pub paired: Vec<Paired>,
+    /// `replications.csv` (optional): per replication, metric → value.
+    pub replications: Option<Vec<data::ReplicationRow>>,
+    /// `timeseries.csv`.
+    pub days: Vec<Day>,
+    /// `waits.csv`.
+    pub waits: Vec<WaitPoint>,
+    /// `run.toml`'s comment header.
+    pub header: ManifestHeader,
+    /// `run.toml` as a TOML table (for the report's parameters), if readable.
+    pub table: Option<toml::Table>,
+    /// The first simulated day.
+    pub start: Option<Date>,
+    /// Seasons to shade.
+    pub seasons: Vec<SeasonBand>,
+    /// Campus GPUs, if known.
+    pub campus_gpus: Option<f64>,
+    /// Campus maintenance windows, in days from the start.
+    pub maintenance: Vec<(f64, f64)>,
+    notes: Vec<String>,
+}
+
+impl RunFolder {
+    /// The statistic of `policy` and `metric`.
+    pub fn stat(&self, policy: &str, metric: &str) -> Option<&Stat> {
+        self.summary.iter().find(|s| s.policy == policy && s.metric == metric)
+    }
+
+    /// Replications per policy (from `summary.csv`).
+    pub fn replications_count(&self) -> u32 {
+        self.summary.iter().map(|s| s.replications).max().unwrap_or(0)
+    }
+}
+
+/// A sweep's output folder.
+#[derive(Debug)]
+pub struct SweepFolder {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Scenario name (from `scenario.toml`, else the folder name).
+    pub name: String,
+    /// Swept parameter keys, in order.
+    pub params: Vec<String>,
+    /// Policies in the scenario's order.
+    pub policies: Vec<String>,
+    /// Rows: (point, parameter values, statistic).
+    pub rows: Vec<(usize, Vec<String>, Stat)>,
+    /// `recommendation.txt`, if the sweep had targets.
+    pub recommendation_text: Option<String>,
+    /// The recommended point and policy, if one was chosen.
+    pub recommended: Option<Recommended>,
+    /// `scenario.toml` (the sweep's base scenario), if present.
+    pub table: Option<toml::Table>,
+    notes: Vec<String>,
+}
+
+impl SweepFolder {
+    /// Whether `sweep.csv` has rows of this metric.
+    pub fn has_metric(&self, metric: &str) -> bool {
+        self.rows.iter().any(|r| r.2.metric == metric)
+    }
+
+    /// The distinct values of parameter `p`, in order of appearance.
+    pub fn values(&self, p: usize) -> Vec<String> {
+        data::policy_order(self.rows.iter().map(|r| r.1[p].as_str()))
+    }
+
+    /// The statistic of a metric and policy at the point whose values are `values`.
+    pub fn stat(&self, values: &[String], policy: &str, metric: &str) -> Option<&Stat> {
+        self.rows.iter().find(|r| r.1 == values && r.2.policy == policy && r.2.metric == metric).map(|r| &r.2)
+    }
+
+    /// Replications per point.
+    pub fn replications_count(&self) -> u32 {
+        self.rows.iter().map(|r| r.2.replications).max().unwrap_or(0)
+    }
+}
+
+/// A run or a sweep folder.
+#[derive(Debug)]
+pub enum Folder {
+    /// A run.
+    Run(RunFolder),
+    /// A sweep.
+    Sweep(SweepFolder),
+}
+
+impl Folder {
+    /// Reads the folder: a sweep if it has `sweep.csv`, a run if it has `summary.csv`.
+    ///
+    /// # Errors
+    /// [`PlotError`] naming the missing or malformed file.
+    pub fn open(dir: &Path) -> Result<Folder, PlotError> {
+        if dir.join("sweep.csv").is_file() {
+            Ok(Folder::Sweep(open_sweep(dir)?))
+        } else if dir.join("summary.csv").is_file() {
+            Ok(Folder::Run(open_run(dir)?))
+        } else {
+            Err(PlotError::NotAnOutputFolder { dir: dir.display().to_string() })
+        }
+    }
+
+    /// Scenario name.
+    pub fn name(&self) -> &str {
+        match self {
+            Folder::Run(r) => &r.name,
+            Folder::Sweep(s) => &s.name,
+        }
+    }
+
+    /// Things noticed while reading (shown as warnings).
+    pub fn notes(&self) -> &[String] {
+        match self {
+            Folder::Run(r) => &r.notes,
+            Folder::Sweep(s) => &s.notes,
+        }
+    }
+
+    /// Every name the charts may draw (policies, seasons, parameters), concatenated, for
+    /// choosing a font that covers them.
+    pub fn texts(&self) -> String {
+        let mut t = String::from(self.name());
+        match self {
+            Folder::Run(r) => {
+                r.policies.iter().for_each(|p| t.push_str(p));
+                r.seasons.iter().for_each(|s| t.push_str(&s.name));
+            }
+            Folder::Sweep(s) => {
+                s.policies.iter().for_each(|p| t.push_str(p));
+                s.params.iter().for_each(|p| t.push_str(p));
+                s.rows.iter().take(10_000).for_each(|r| r.1.iter().for_each(|v| t.push_str(v)));
+            }
+        }
+        t
+    }
+}
+
+fn dir_name(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "burstsim".into())
+}
+
+fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
+    let summary = data::stats(&Table::read(&dir.join("summary.csv"), data::SUMMARY_COLUMNS)?)?;
+    if summary.is_empty() {
+        return Err(PlotError::Value {
+            path: dir.join("summary.csv").display().to_string(),
+            line: 2,
+            message: "no rows".into(),
+        });
+    }
+    let paired = data::paired(&Table::read(&dir.join("paired.csv"), data::PAIRED_COLUMNS)?)?;
+    let days = data::days(&Table::read(&dir.join("timeseries.csv"), data::TIMESERIES_COLUMNS)?)?;
+    let waits = data::waits(&Table::read(&dir.join("waits.csv"), data::WAITS_COLUMNS)?)?;
+    let reps_path = dir.join("replications.csv");
+    let mut notes = Vec::new();
+    let replications = if reps_path.is_file() {
+        Some(data::replications(&Table::read(&reps_path, &["policy"])?)?)
+    } else {
+        notes
+            .push(format!("'{}' is missing: the cost-vs-wait chart shows no single replications", reps_path.display()));
+        None
+    };
+    let policies = data::policy_order(summary.iter().map(|s| s.policy.as_str()));
+    let manifest = dir.join("run.toml");
+    let (mut header, mut table, mut scenario) = (ManifestHeader::default(), None, None);
+    match std::fs::read_to_string(&manifest) {
+        Ok(text) => {
+            header = data::manifest_header(&text);
+            match toml::from_str::<toml::Table>(&text) {
+                Ok(t) => table = Some(t),
+                Err(e) => notes
+                    .push(format!("'{}' is not valid TOML ({e}); the report omits its parameters", manifest.display())),
+            }
+            match Scenario::load(&manifest) {
+                Ok(s) => scenario = Some(s),
+                Err(e) => {
+                    notes.push(format!("'{}' cannot be loaded ({e}); charts show no seasons", manifest.display()))
+                }
+            }
+        }
+        Err(_) => notes
+            .push(format!("'{}' is missing: charts show no seasons and the report no parameters", manifest.display())),
+    }
+    let name = scenario.as_ref().map(|s| s.name.clone()).unwrap_or_else(|| dir_name(dir));
+    let start =
+        scenario.as_ref().map(|s| s.start_date).or_else(|| days.first().and_then(|d| Date::parse(&d.date).ok()));
+    let seasons = scenario.as_ref().map(seasons_of).unwrap_or_default();
+    let campus_gpus = scenario.as_ref().map(|s| f64::from(s.campus.gpus));
+    let maintenance = scenario
+        .as_ref()
+        .map(|s| s.campus.maintenance.iter().map(|&(a, b)| (a as f64 / 86_400.0, b as f64 / 86_400.0)).collect())
+        .unwrap_or_default();
+    Ok(RunFolder {
+        dir: dir.to_path_buf(),
+        name,
+        policies,
+        summary,
+        paired,
+        replications,
+        days,
+        waits,
+        header,
+        table,
+        start,
+        seasons,
+        campus_gpus,
+        maintenance,
+        notes,
+    })
+}
+
+/// The seasons of both calendars as bands in days.
+fn seasons_of(s: &Scenario) -> Vec<SeasonBand> {
+    let day = 86_400.0;
+    let mut out = Vec::new();
+    for (cal, own) in [(&s.background_calendar, false), (&s.group_calendar, true)] {
+        for w in &cal.windows {
+            let Some(season) = cal.seasons.get(w.season) else { continue };
+            out.push(SeasonBand {
+                name: season.name.clone(),
+                multiplier: w.multiplier,
+                start_day: w.start as f64 / day,
+                end_day: w.end as f64 / day,
+                own,
+            });
+        }
+    }
+    out
+}
+
+fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
+    let path = dir.join("sweep.csv");
+    let t = Table::read(&path, data::SWEEP_COLUMNS)?;
+    let metric_at = t.col("policy").expect("checked");
+    let params: Vec<String> = t.columns()[1..metric_at].to_vec();
+    let stats = data::stats(&t)?;
+    let mut rows = Vec::with_capacity(stats.len());
+    for (i, s) in stats.into_iter().enumerate() {
+        let point = t.num(i, "point")?.max(0.0) as usize;
+        let values = params.iter().map(|p| t.text(i, p).to_string()).collect();
+        rows.push((point, values, s));
+    }
+    if rows.is_empty() {
+        return Err(PlotError::Value { path: path.display().to_string(), line: 2, message: "no rows".into() });
+    }
+    let policies = data::policy_order(rows.iter().map(|r| r.2.policy.as_str()));
+    let mut notes = Vec::new();
+    let recommendation_text = std::fs::read_to_string(dir.join("recommendation.txt")).ok();
+    let recommended = recommendation_text.as_deref().and_then(data::parse_recommendation);
+    let scenario_path = dir.join("scenario.toml");
+    let table = match std::fs::read_to_string(&scenario_path) {
+        Ok(text) => match toml::from_str::<toml::Table>(&text) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                notes.push(format!("'{}' is not valid TOML ({e})", scenario_path.display()));
+                None
+            }
+        },
+        Err(_) => None,
+    };
+    let name = table
+        .as_ref()
+        .and_then(|t| t.get("name"))
+        .and_then(|v| v.as_str())
+        .map(String::from)
+        .unwrap_or_else(|| dir_name(dir));
+    Ok(SweepFolder {
+        dir: dir.to_path_buf(),
+        name,
+        params,
+        policies,
+        rows,
+        recommendation_text,
+        recommended,
+        table,
+        notes,
+    })
+}

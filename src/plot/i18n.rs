@@ -1,0 +1,207 @@
+//! Every word a chart or the report shows, in English and Simplified Chinese.
+//!
+//! All user-visible text lives in this one table so that the bundled Chinese font subset
+//! (`assets/fonts/NotoSansSC-burstsim-subset.otf`) can be regenerated from this file alone:
+//! `scripts/make-font-subset.sh` takes every non-ASCII character written here. A unit
+//! test fails when a Chinese character here is missing from the bundled subset. Keep
+//! Chinese out of the other files of `src/plot/` and `src/report.rs`.
+//!
+//! Templates use `{}` placeholders, filled in order by [`fill`].
+
+/// The language of the charts and the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Lang {
+    /// English (the default).
+    #[default]
+    En,
+    /// Simplified Chinese.
+    Zh,
+}
+
+impl Lang {
+    /// Parses `en` or `zh` (also `zh-cn`, `cn`, `chinese`, `english`).
+    pub fn parse(text: &str) -> Option<Lang> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "en" | "english" | "en-us" | "en-gb" => Some(Lang::En),
+            "zh" | "cn" | "zh-cn" | "zh-hans" | "chinese" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+
+    /// The `lang` attribute of the HTML report.
+    pub fn html_code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh-CN",
+        }
+    }
+}
+
+macro_rules! labels {
+    ($($key:ident => $en:literal, $zh:literal;)*) => {
+        /// A piece of text shown to the user.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[allow(missing_docs)]
+        pub enum L { $($key,)* }
+
+        impl L {
+            /// Every label, for the font-coverage test.
+            pub const ALL: &'static [L] = &[$(L::$key,)*];
+
+            /// The text in a language.
+            pub fn get(self, lang: Lang) -> &'static str {
+                match (self, lang) {
+                    $((L::$key, Lang::En) => $en, (L::$key, Lang::Zh) => $zh,)*
+                }
+            }
+        }
+    };
+}
+
+labels! {
+    // Chart titles.
+    CostVsWaitTitle => "Cost vs 95th-percentile wait", "总成本与第95百分位等待时间";
+    WaitCdfTitle => "How long jobs wait", "作业等待时间分布";
+    CostBreakdownTitle => "Cost by component", "成本构成";
+    CampusTitle => "Campus queue and busy GPUs over time", "校内集群排队与在用GPU随时间变化";
+    MonthlyTitle => "Monthly GPU use", "每月GPU使用情况";
+    SweepTitle => "{} against {}", "{}随{}的变化";
+    HeatmapTitle => "{}: policy '{}'", "{}：策略“{}”";
+    // Axes.
+    TotalCostAxis => "Total cost (CNY)", "总成本（元）";
+    WaitP95Axis => "95th-percentile wait (h)", "第95百分位等待时间（小时）";
+    WaitAxis => "Wait before the job starts (log scale)", "作业开始前的等待时间（对数刻度）";
+    ShareAxis => "Jobs that waited at most this long (%)", "等待不超过该时间的作业比例（%）";
+    CostAxis => "Mean cost (CNY)", "平均成本（元）";
+    PolicyAxis => "Policy", "策略";
+    QueueAxis => "GPUs requested by queued jobs", "排队作业申请的GPU数";
+    BusyAxis => "Busy campus GPUs (all groups)", "校内在用GPU数（全部课题组）";
+    DateAxis => "Date", "日期";
+    MonthAxis => "Month", "月份";
+    CampusUtilAxis => "Campus GPUs busy, all groups (%)", "校内GPU利用率，全部课题组（%）";
+    CloudGpusAxis => "Cloud GPUs in use by the group", "本组在用云端GPU数";
+    // Metrics (headline metrics of the sweep charts and the tables).
+    MetricTotalCost => "Total cost (CNY)", "总成本（元）";
+    MetricWaitMean => "Mean wait (h)", "平均等待时间（小时）";
+    MetricWaitP95 => "95th-percentile wait (h)", "第95百分位等待时间（小时）";
+    MetricDeadlineMiss => "Deadline misses (%)", "错过截止时间的作业比例（%）";
+    MetricCloudShare => "Jobs run in the cloud (%)", "在云端运行的作业比例（%）";
+    // Cost components.
+    CompCampus => "Campus GPU time", "校内机时费";
+    CompHourly => "Cloud, hourly", "云端按小时计费";
+    CompMonthly => "Cloud, monthly rent", "云端包月租金";
+    CompStorage => "Cloud storage", "云端存储";
+    CompTransfer => "Data upload time", "数据上传时间";
+    // Legends and notes.
+    Legend => "Legend", "图例";
+    Pareto => "Pareto frontier", "帕累托前沿";
+    Ci95 => "95% CI", "95%置信区间";
+    Replication => "one replication", "单次重复";
+    Recommended => "recommended", "推荐";
+    OwnSeason => "own group's season", "本组时段";
+    OtherSeason => "other groups' busy season", "其他课题组繁忙时段";
+    QuietSeason => "other groups' quiet season", "其他课题组空闲时段";
+    NoteRun => "Mean of {} replications; error bars: 95% confidence intervals.",
+        "{}次重复的平均值；误差线：95%置信区间。";
+    NoteCdf => "All replications pooled; jobs submitted after the warm-up.",
+        "汇总全部重复；仅统计预热期后提交的作业。";
+    NoteTimeseries => "Daily means over {} replications. Shaded: seasons (name × arrival multiplier).",
+        "{}次重复的每日平均值。阴影：季节时段（名称 × 到达率倍数）。";
+    NoteMonthly => "Monthly means of the daily series; campus utilisation over {} GPUs.",
+        "按月平均的每日数据；校内利用率按{}块GPU计算。";
+    NoteSweep => "Mean ± 95% CI at each point; {} replications per point.",
+        "每个取值点的平均值 ± 95%置信区间；每点{}次重复。";
+    NoteHeatmap => "Cell: mean (± 95% CI half-width). Same colour scale for every policy.",
+        "单元格：平均值（± 95%置信区间半宽）。所有策略使用同一色标。";
+    MonthFormat => "{}/{}", "{}年{}月";
+    UnitMinute => "min", "分钟";
+    UnitHour => "h", "小时";
+    UnitDay => "d", "天";
+    UnitWeek => "wk", "周";
+    Capacity => "campus GPUs", "校内GPU总数";
+    Maintenance => "campus maintenance", "校内集群维护";
+    // Report.
+    ReportRunTitle => "burstsim results: {}", "burstsim 模拟结果：{}";
+    ReportSweepTitle => "burstsim sweep: {}", "burstsim 参数扫描：{}";
+    Generated => "Generated by burstsim {} from the files in this folder.", "由 burstsim {} 根据本文件夹中的数据生成。";
+    Seed => "Seed", "随机种子";
+    Replications => "Replications per policy", "每个策略的重复次数";
+    Version => "burstsim version", "burstsim 版本";
+    ScenarioName => "Scenario", "场景";
+    Description => "Description", "说明";
+    SummaryHeading => "Summary (mean ± 95% CI half-width)", "结果汇总（平均值 ± 95%置信区间半宽）";
+    PairedHeading => "Paired differences against '{}' (same simulated years)", "与“{}”的配对差异（相同的模拟年份）";
+    ChartsHeading => "Charts", "图表";
+    ParamsHeading => "Key parameters of the scenario", "场景的主要参数";
+    WarningsHeading => "Warnings", "警告";
+    RecommendationHeading => "Recommendation", "推荐方案";
+    NoRecommendation => "No targets were given (run the sweep with --target to get a recommendation).",
+        "未给出目标（运行扫描时加 --target 可得到推荐方案）。";
+    SweepPointsHeading => "Results at each point (mean ± 95% CI half-width)", "各取值点的结果（平均值 ± 95%置信区间半宽）";
+    SweptParams => "Swept parameters", "扫描的参数";
+    Points => "Points", "取值点数";
+    Point => "Point", "取值点";
+    Policy => "Policy", "策略";
+    Metric => "Metric", "指标";
+    Value => "Value", "取值";
+    Key => "Key", "键";
+    Section => "Section", "部分";
+    Difference => "Difference", "差异";
+    Unknown => "unknown", "未知";
+    RowsTrimmed => "… {} more rows in sweep.csv", "…… 另有{}行见 sweep.csv";
+    NoScenario => "The scenario file was not found in this folder, so its parameters are not shown.",
+        "本文件夹中没有场景文件，因此不显示其参数。";
+    Chosen => "Choose policy '{}' at {}.", "选择策略“{}”，参数取 {}。";
+    Colon => ": ", "：";
+    CnyUnit => " (CNY)", "（元）";
+}
+
+/// Fills the `{}` placeholders of a template in order.
+pub fn fill(template: &str, args: &[&str]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    let mut it = args.iter();
+    while let Some(i) = rest.find("{}") {
+        out.push_str(&rest[..i]);
+        out.push_str(it.next().copied().unwrap_or(""));
+        rest = &rest[i + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every character the Chinese labels use (for the font-coverage check).
+pub fn zh_characters() -> Vec<char> {
+    let mut v: Vec<char> = L::ALL.iter().flat_map(|l| l.get(Lang::Zh).chars()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_fill_in_order_and_tolerate_missing_arguments() {
+        assert_eq!(fill("{} against {}", &["a", "b"]), "a against b");
+        assert_eq!(fill("{}年{}月", &["2026", "9"]), "2026年9月");
+        assert_eq!(fill("x {} y", &[]), "x  y");
+    }
+
+    #[test]
+    fn every_label_has_both_languages_with_the_same_placeholders() {
+        for l in L::ALL {
+            let (en, zh) = (l.get(Lang::En), l.get(Lang::Zh));
+            assert!(!en.is_empty() && !zh.is_empty(), "{l:?}");
+            assert_eq!(en.matches("{}").count(), zh.matches("{}").count(), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn languages_parse_from_common_spellings() {
+        assert_eq!(Lang::parse("ZH"), Some(Lang::Zh));
+        assert_eq!(Lang::parse("en"), Some(Lang::En));
+        assert_eq!(Lang::parse("fr"), None);
+    }
+}

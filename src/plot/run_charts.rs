@@ -1,0 +1,365 @@
+//! Charts of a run's policies: cost against p95 wait (with the Pareto frontier), the
+//! wait-time distribution, and the cost broken down by component.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::Chart;
+use super::folder::RunFolder;
+use super::i18n::{L, fill};
+use super::theme::{
+    AxisSpec, INK, Mark, Textual, Theme, ci_bar, dashed, fmt_num, nice_ticks, padded, policy_colour, tick,
+};
+
+/// Total cost against the 95th-percentile wait, one point per policy with 95% CI error
+/// bars in both directions, faint dots for single replications, and the Pareto frontier
+/// (policies no other policy beats on both cost and wait) joined by a dashed line.
+pub struct CostVsWait<'a> {
+    /// The run.
+    pub run: &'a RunFolder,
+}
+
+/// The indices of `points` (x, y) on the lower-left Pareto frontier, by increasing x.
+pub fn pareto_frontier(points: &[(f64, f64)]) -> Vec<usize> {
+    let mut front: Vec<usize> = (0..points.len())
+        .filter(|&i| {
+            let (xi, yi) = points[i];
+            !points.iter().enumerate().any(|(j, &(xj, yj))| j != i && xj <= xi && yj <= yi && (xj < xi || yj < yi))
+        })
+        .collect();
+    front.sort_by(|&a, &b| points[a].0.total_cmp(&points[b].0).then(points[a].1.total_cmp(&points[b].1)));
+    front
+}
+
+impl Chart for CostVsWait<'_> {
+    fn name(&self) -> String {
+        "cost_vs_wait".into()
+    }
+
+    fn caption(&self, th: &Theme) -> String {
+        th.t(L::CostVsWaitTitle).into()
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
+        let run = self.run;
+        let pts: Vec<(usize, &str, _, _)> = run
+            .policies
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                let (x, y) = (run.stat(p, "wait_p95_h")?, run.stat(p, "total_cost_cny")?);
+                (x.mean.is_finite() && y.mean.is_finite()).then_some((i, p.as_str(), x, y))
+            })
+            .collect();
+        let reps: Vec<(usize, f64, f64)> = run
+            .replications
+            .iter()
+            .flatten()
+            .filter_map(|(p, m)| {
+                let i = run.policies.iter().position(|q| q == p)?;
+                let (x, y) = (*m.get("wait_p95_h")?, *m.get("total_cost_cny")?);
+                (x.is_finite() && y.is_finite()).then_some((i, x, y))
+            })
+            .collect();
+        let finite = |v: f64, m: f64| if v.is_finite() { v } else { m };
+        let xs = pts
+            .iter()
+            .flat_map(|p| [finite(p.2.low, p.2.mean), finite(p.2.high, p.2.mean)])
+            .chain(reps.iter().map(|r| r.1));
+        let ys = pts
+            .iter()
+            .flat_map(|p| [finite(p.3.low, p.3.mean), finite(p.3.high, p.3.mean)])
+            .chain(reps.iter().map(|r| r.2));
+        let (xmin, xmax) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |a, v| (a.0.min(v), a.1.max(v)));
+        let (ymin, ymax) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |a, v| (a.0.min(v), a.1.max(v)));
+        // Waits and costs are never negative: a CI reaching below 0 is clipped at 0.
+        let (xmin, ymin) = (xmin.max(0.0), ymin.max(0.0));
+        let (mut x0, x1) = padded(xmin, xmax, 0.06);
+        let (mut y0, y1) = padded(ymin, ymax, 0.06);
+        x0 = x0.max(0.0);
+        y0 = y0.max(0.0);
+        let mut legend = th.policy_legend(&run.policies);
+        legend.push((th.t(L::Pareto).into(), Mark::Dashed(INK)));
+        if !reps.is_empty() {
+            legend.push((th.t(L::Replication).into(), Mark::Faint(INK)));
+        }
+        let n = run.replications_count().to_string();
+        let area = th.frame(root, &self.caption(th), &legend, &fill(th.t(L::NoteRun), &[&n]))?;
+        let (xspan, yspan) = (x1 - x0, y1 - y0);
+        let xf = move |v: f64| tick(v, xspan);
+        let yf = move |v: f64| tick(v, yspan);
+        let chart = th.axes(
+            &area,
+            &AxisSpec::linear(x0, x1, 8, th.t(L::WaitP95Axis), &xf),
+            &AxisSpec::linear(y0, y1, 7, th.t(L::TotalCostAxis), &yf),
+        )?;
+        let plot = chart.plotting_area();
+        for &(i, x, y) in &reps {
+            plot.draw(&Circle::new((x, y), th.px(0.16), policy_colour(i).mix(0.3).filled())).s()?;
+        }
+        let front = pareto_frontier(&pts.iter().map(|p| (p.2.mean, p.3.mean)).collect::<Vec<_>>());
+        let abs = |c: (f64, f64)| chart.backend_coord(&c);
+        let line: Vec<(i32, i32)> = front.iter().map(|&k| abs((pts[k].2.mean, pts[k].3.mean))).collect();
+        dashed(root, &line, th.px(0.6), th.px(0.4), INK.stroke_width(th.lw(2)))?;
+        let bar_w = (th.font_px / 8.0).max(f64::from(th.lw(2))) as u32;
+        for &(i, _, x, y) in &pts {
+            let style = policy_colour(i).stroke_width(bar_w);
+            let cap = th.px(0.3);
+            ci_bar(root, &chart, (x.low, y.mean), (x.high, y.mean), cap, style)?;
+            ci_bar(root, &chart, (x.mean, y.low), (x.mean, y.high), cap, style)?;
+        }
+        let r = th.px(0.38);
+        // Boxes the names must avoid: the points, their error bars and the other names.
+        let mut taken: Vec<(i32, i32, i32, i32)> = Vec::new();
+        let pad = th.px(0.2);
+        for &(_, _, x, y) in &pts {
+            let (xr, yr) = (chart.x_range(), chart.y_range());
+            let h =
+                [x.low, x.high].map(|v| abs((if v.is_finite() { v } else { x.mean }.clamp(xr.start, xr.end), y.mean)));
+            let v =
+                [y.low, y.high].map(|v| abs((x.mean, if v.is_finite() { v } else { y.mean }.clamp(yr.start, yr.end))));
+            taken.push((h[0].0.min(h[1].0), h[0].1 - pad, h[0].0.max(h[1].0), h[0].1 + pad));
+            taken.push((v[0].0 - pad, v[0].1.min(v[1].1), v[0].0 + pad, v[0].1.max(v[1].1)));
+        }
+        for &(i, _, x, y) in &pts {
+            let c = abs((x.mean, y.mean));
+            root.draw(&Circle::new(c, r, policy_colour(i).filled())).s()?;
+            root.draw(&Circle::new(c, r, WHITE.stroke_width(th.lw(2)))).s()?;
+            taken.push((c.0 - r, c.1 - r, c.0 + r, c.1 + r));
+        }
+        for &k in &front {
+            let c = abs((pts[k].2.mean, pts[k].3.mean));
+            root.draw(&Circle::new(c, r + th.px(0.22), INK.stroke_width(th.lw(2)))).s()?;
+        }
+        // Names next to the points, avoiding each other and the points.
+        let font = th.font(0.8);
+        let (px_x, px_y) = plot.get_pixel_range();
+        for &(i, name, x, y) in &pts {
+            let c = abs((x.mean, y.mean));
+            let (w, h) = root.estimate_text_size(name, &font).s()?;
+            let (w, h) = (w as i32, h as i32);
+            let gap = r + th.px(0.35);
+            let options = [
+                (c.0 + gap, c.1 - h / 2),
+                (c.0 - gap - w, c.1 - h / 2),
+                (c.0 - w / 2, c.1 - gap - h),
+                (c.0 - w / 2, c.1 + gap),
+                (c.0 + gap, c.1 - gap - h),
+                (c.0 + gap, c.1 + gap),
+            ];
+            let overlap = |b: (i32, i32, i32, i32)| {
+                taken
+                    .iter()
+                    .map(|t| ((b.2.min(t.2) - b.0.max(t.0)).max(0) * (b.3.min(t.3) - b.1.max(t.1)).max(0)) as i64)
+                    .sum::<i64>()
+                    + i64::from(b.0 < px_x.start || b.2 > px_x.end || b.1 < px_y.start || b.3 > px_y.end) * 1_000_000
+            };
+            let best = options
+                .iter()
+                .map(|&(lx, ly)| (lx, ly, lx + w, ly + h))
+                .min_by_key(|&b| overlap(b))
+                .expect("six options");
+            taken.push(best);
+            let colour = policy_colour(i);
+            let style = font.clone().color(&colour).pos(Pos::new(HPos::Left, VPos::Top));
+            root.draw_text(name, &style, (best.0, best.1)).s()?;
+        }
+        Ok(())
+    }
+}
+
+/// The share of jobs that waited at most x hours, per policy (log x axis).
+pub struct WaitCdf<'a> {
+    /// The run.
+    pub run: &'a RunFolder,
+}
+
+/// Wait ticks of the CDF axis: (hours, English label, Chinese label).
+const WAIT_TICKS: [(f64, &str); 8] = [
+    (1.0 / 60.0, "1 min"),
+    (10.0 / 60.0, "10 min"),
+    (1.0, "1 h"),
+    (6.0, "6 h"),
+    (24.0, "1 d"),
+    (72.0, "3 d"),
+    (168.0, "1 wk"),
+    (672.0, "4 wk"),
+];
+
+impl Chart for WaitCdf<'_> {
+    fn name(&self) -> String {
+        "wait_cdf".into()
+    }
+
+    fn caption(&self, th: &Theme) -> String {
+        th.t(L::WaitCdfTitle).into()
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
+        let run = self.run;
+        let x0 = (1.0f64 / 60.0).log10();
+        // The axis ends where every policy has (almost) all its jobs, at least at 6 h.
+        let mut end_h: f64 = 6.0;
+        for p in &run.policies {
+            let first_full = run
+                .waits
+                .iter()
+                .filter(|w| &w.policy == p && w.wait_h.is_finite())
+                .find(|w| w.share >= 0.999)
+                .map(|w| w.wait_h);
+            let last = run
+                .waits
+                .iter()
+                .filter(|w| &w.policy == p && w.wait_h.is_finite())
+                .map(|w| w.wait_h)
+                .fold(0.0, f64::max);
+            end_h = end_h.max(first_full.unwrap_or(last) * 1.3);
+        }
+        let x1 = end_h.min(24.0 * 60.0).log10();
+        let ticks: Vec<f64> = WAIT_TICKS.iter().map(|t| t.0.log10()).filter(|&v| v >= x0 - 1e-9 && v <= x1).collect();
+        let zh = th.lang == super::i18n::Lang::Zh;
+        let xf = move |v: f64| {
+            let (h, en) = WAIT_TICKS
+                .iter()
+                .min_by(|a, b| (a.0.log10() - v).abs().total_cmp(&(b.0.log10() - v).abs()))
+                .expect("ticks");
+            if zh { zh_duration(*h) } else { (*en).to_string() }
+        };
+        let yf = |v: f64| format!("{v:.0}%");
+        let legend = th.policy_legend(&run.policies);
+        let area = th.frame(root, &self.caption(th), &legend, th.t(L::NoteCdf))?;
+        let mut y_spec = AxisSpec::linear(0.0, 100.0, 5, th.t(L::ShareAxis), &yf);
+        y_spec.ticks = vec![0.0, 25.0, 50.0, 75.0, 95.0, 100.0];
+        let chart = th.axes(&area, &AxisSpec::with_ticks(x0, x1, ticks, th.t(L::WaitAxis), &xf), &y_spec)?;
+        let plot = chart.plotting_area();
+        for (i, p) in run.policies.iter().enumerate() {
+            let mut line: Vec<(f64, f64)> = Vec::new();
+            for w in run.waits.iter().filter(|w| &w.policy == p && w.share.is_finite() && w.wait_h.is_finite()) {
+                let x = if w.wait_h > 0.0 { w.wait_h.log10().max(x0) } else { x0 };
+                if x > x1 {
+                    break;
+                }
+                if let Some(last) = line.last_mut().filter(|l| l.0 == x) {
+                    last.1 = w.share * 100.0;
+                } else {
+                    line.push((x, w.share * 100.0));
+                }
+            }
+            if let Some(&(_, y)) = line.last() {
+                line.push((x1, y));
+            }
+            plot.draw(&PathElement::new(line, policy_colour(i).stroke_width(th.px(0.14).max(th.lw(2) as i32) as u32)))
+                .s()?;
+        }
+        Ok(())
+    }
+}
+
+fn zh_duration(h: f64) -> String {
+    // Chinese units are built from labels so the font subset covers them.
+    let (n, unit) = if h < 1.0 {
+        ((h * 60.0).round(), L::UnitMinute)
+    } else if h < 24.0 {
+        (h, L::UnitHour)
+    } else if h < 168.0 {
+        (h / 24.0, L::UnitDay)
+    } else {
+        (h / 168.0, L::UnitWeek)
+    };
+    format!("{}{}", n.round(), unit.get(super::i18n::Lang::Zh))
+}
+
+/// Mean cost per policy as stacked horizontal bars (campus, cloud hourly, cloud monthly,
+/// storage, upload time), with the total's 95% CI at the end of each bar.
+pub struct CostBreakdown<'a> {
+    /// The run.
+    pub run: &'a RunFolder,
+}
+
+/// The components of `total_cost_cny`, with their colours.
+pub const COMPONENTS: [(&str, L, RGBColor); 5] = [
+    ("campus_cost_cny", L::CompCampus, RGBColor(136, 136, 136)),
+    ("hourly_cost_cny", L::CompHourly, RGBColor(78, 154, 200)),
+    ("monthly_cost_cny", L::CompMonthly, RGBColor(31, 78, 121)),
+    ("storage_cost_cny", L::CompStorage, RGBColor(240, 170, 90)),
+    ("transfer_cost_cny", L::CompTransfer, RGBColor(200, 90, 70)),
+];
+
+impl Chart for CostBreakdown<'_> {
+    fn name(&self) -> String {
+        "cost_breakdown".into()
+    }
+
+    fn caption(&self, th: &Theme) -> String {
+        th.t(L::CostBreakdownTitle).into()
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
+        let run = self.run;
+        let n = run.policies.len();
+        let value = |p: &str, m: &str| run.stat(p, m).map(|s| s.mean).filter(|v| v.is_finite()).unwrap_or(0.0);
+        let totals: Vec<Option<&super::data::Stat>> =
+            run.policies.iter().map(|p| run.stat(p, "total_cost_cny")).collect();
+        let max = totals.iter().flatten().map(|s| if s.high.is_finite() { s.high } else { s.mean }).fold(0.0, f64::max);
+        let x1 = if max > 0.0 { max * 1.3 } else { 1.0 };
+        let legend: Vec<(String, Mark)> =
+            COMPONENTS.iter().map(|(_, l, c)| (th.t(*l).to_string(), Mark::Swatch(c.to_rgba()))).collect();
+        let reps = run.replications_count().to_string();
+        let area = th.frame(root, &self.caption(th), &legend, &fill(th.t(L::NoteRun), &[&reps]))?;
+        let names = run.policies.clone();
+        let yf = move |v: f64| {
+            let k = v.round() as i64;
+            if (0..n as i64).contains(&k) { names[n - 1 - k as usize].clone() } else { String::new() }
+        };
+        let xf = move |v: f64| tick(v, x1);
+        let x_ticks = nice_ticks(0.0, max.max(1.0), 6);
+        let y_spec = AxisSpec::with_ticks(-0.6, n as f64 - 0.4, (0..n).map(|k| k as f64).collect(), "", &yf);
+        let x_spec = AxisSpec::with_ticks(0.0, x1, x_ticks, th.t(L::CostAxis), &xf);
+        let chart = th.axes(&area, &x_spec, &y_spec)?;
+        let plot = chart.plotting_area();
+        for (i, p) in run.policies.iter().enumerate() {
+            let y = (n - 1 - i) as f64;
+            let mut left = 0.0;
+            for (metric, _, colour) in COMPONENTS {
+                let v = value(p, metric).max(0.0);
+                if v > 0.0 {
+                    plot.draw(&Rectangle::new([(left, y - 0.32), (left + v, y + 0.32)], colour.filled())).s()?;
+                }
+                left += v;
+            }
+            if let Some(t) = totals[i] {
+                let style = INK.stroke_width(th.lw(2));
+                ci_bar(root, &chart, (t.low, y), (t.high, y), th.px(0.3), style)?;
+                let end = if t.high.is_finite() { t.high } else { t.mean };
+                let label = if t.half_width().is_finite() {
+                    format!("{} ± {}", fmt_num(t.mean, 0), fmt_num(t.half_width(), 0))
+                } else {
+                    fmt_num(t.mean, 0)
+                };
+                let at = chart.backend_coord(&(end, y));
+                let font = th.font(0.75).pos(Pos::new(HPos::Left, VPos::Center));
+                root.draw_text(&label, &font, (at.0 + th.px(0.5), at.1)).s()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pareto_frontier_keeps_only_undominated_points_by_wait() {
+        let pts = [(29.0, 85_000.0), (0.35, 112_000.0), (12.3, 104_000.0), (17.7, 118_000.0), (0.35, 120_000.0)];
+        assert_eq!(pareto_frontier(&pts), vec![1, 2, 0]);
+        assert_eq!(pareto_frontier(&[(1.0, 1.0), (1.0, 1.0)]), vec![0, 1]);
+    }
+
+    #[test]
+    fn chinese_durations_use_units() {
+        assert_eq!(zh_duration(1.0 / 6.0), "10分钟");
+        assert_eq!(zh_duration(168.0), "1周");
+    }
+}

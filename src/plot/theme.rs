@@ -1,0 +1,536 @@
+//! The look shared by every chart: sizes, fonts, the policy palette, the frame (title,
+//! legend panel on the right, note line at the bottom) and number formatting.
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::i18n::{L, Lang};
+
+/// Sizes, language and the title prefix of one set of charts.
+#[derive(Clone, Debug)]
+pub struct Theme {
+    /// Label language.
+    pub lang: Lang,
+    /// Width, pixels.
+    pub width: u32,
+    /// Height, pixels.
+    pub height: u32,
+    /// Base font size, pixels.
+    pub font_px: f64,
+    /// First part of every title (scenario name or `--title`); empty: no title line.
+    pub prefix: String,
+    /// Pixels per output pixel: 1 for SVG, 2 for the supersampled PNG drawing.
+    pub scale: f64,
+}
+
+/// Colour-blind-safe policy colours (Okabe–Ito, then Tableau), in policy order.
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(80, 80, 80),    // dark grey
+    RGBColor(140, 86, 75),   // brown
+    RGBColor(148, 103, 189), // purple
+    RGBColor(188, 189, 34),  // olive
+];
+
+/// The colour of the `i`-th policy of a folder (the same in every chart).
+pub fn policy_colour(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Dark grey for text and frames.
+pub const INK: RGBColor = RGBColor(40, 40, 40);
+/// Light grey for grid lines.
+pub const GRID: RGBColor = RGBColor(225, 225, 225);
+
+/// Any drawing error as text.
+pub trait Textual<T> {
+    /// Converts the error to its message.
+    fn s(self) -> Result<T, String>;
+}
+
+impl<T, E: std::fmt::Display> Textual<T> for Result<T, E> {
+    fn s(self) -> Result<T, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+/// How a legend entry is drawn.
+#[derive(Clone, Copy, Debug)]
+pub enum Mark {
+    /// A line with a dot (a policy's series).
+    Series(RGBColor),
+    /// A dashed line.
+    Dashed(RGBColor),
+    /// A filled box (a stacked bar component or a shaded band).
+    Swatch(RGBAColor),
+    /// A small faint dot.
+    Faint(RGBColor),
+    /// A black diamond (the recommended point).
+    Diamond,
+}
+
+impl Theme {
+    /// The same theme drawn `k` times larger (for supersampling).
+    pub fn scaled(&self, k: u32) -> Theme {
+        Theme {
+            width: self.width * k,
+            height: self.height * k,
+            font_px: self.font_px * f64::from(k),
+            scale: self.scale * f64::from(k),
+            ..self.clone()
+        }
+    }
+
+    /// A line width of `n` output pixels.
+    pub fn lw(&self, n: u32) -> u32 {
+        (f64::from(n) * self.scale).round().max(1.0) as u32
+    }
+
+    /// A text style `scale` × the base size.
+    pub fn font(&self, scale: f64) -> TextStyle<'static> {
+        ("sans-serif", self.font_px * scale).into_font().color(&INK)
+    }
+
+    /// A label of the theme's language.
+    pub fn t(&self, l: L) -> &'static str {
+        l.get(self.lang)
+    }
+
+    /// `prefix: caption`, or `None` when titles are off.
+    pub fn title(&self, caption: &str) -> Option<String> {
+        if self.prefix.is_empty() { None } else { Some(format!("{}: {caption}", self.prefix)) }
+    }
+
+    /// Pixels for a multiple of the font size.
+    pub fn px(&self, scale: f64) -> i32 {
+        (self.font_px * scale).round() as i32
+    }
+
+    /// Fills `root` white, draws the title, the legend panel (right) and the note (bottom),
+    /// and returns the area left for the plot.
+    ///
+    /// # Errors
+    /// Backend errors as text.
+    pub fn frame<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        caption: &str,
+        legend: &[(String, Mark)],
+        note: &str,
+    ) -> Result<DrawingArea<DB, Shift>, String> {
+        root.fill(&WHITE).s()?;
+        let mut area = root.margin(self.px(0.6), self.px(0.4), self.px(0.6), self.px(0.6));
+        if let Some(title) = self.title(caption) {
+            let (top, rest) = area.split_vertically(self.px(2.2));
+            let style = self.font(1.3).pos(Pos::new(HPos::Left, VPos::Center));
+            top.draw_text(&title, &style, (0, self.px(0.9))).s()?;
+            area = rest;
+        }
+        if !note.is_empty() {
+            let h = area.dim_in_pixel().1 as i32;
+            let (rest, bottom) = area.split_vertically(h - self.px(1.6));
+            let style = self.font(0.75).color(&RGBColor(90, 90, 90)).pos(Pos::new(HPos::Left, VPos::Center));
+            bottom.draw_text(note, &style, (0, self.px(0.9))).s()?;
+            area = rest;
+        }
+        if legend.is_empty() {
+            return Ok(area);
+        }
+        let font = self.font(0.85);
+        let mut widest = 0u32;
+        for (label, _) in legend {
+            widest = widest.max(root.estimate_text_size(label, &font).s()?.0);
+        }
+        let w = area.dim_in_pixel().0 as i32;
+        let legend_w = (widest as i32 + self.px(3.2)).min(w * 2 / 5);
+        let (plot, panel) = area.split_horizontally(w - legend_w);
+        self.legend(&panel, legend)?;
+        Ok(plot)
+    }
+
+    fn legend<DB: DrawingBackend>(
+        &self,
+        panel: &DrawingArea<DB, Shift>,
+        entries: &[(String, Mark)],
+    ) -> Result<(), String> {
+        let row = self.px(1.35);
+        let x0 = self.px(0.6);
+        let sw = self.px(1.6);
+        let font = self.font(0.85).pos(Pos::new(HPos::Left, VPos::Center));
+        let mut y = self.px(1.2);
+        for (label, mark) in entries {
+            let (a, b) = ((x0, y), (x0 + sw, y));
+            match *mark {
+                Mark::Series(c) => {
+                    panel.draw(&PathElement::new(vec![a, b], c.stroke_width(self.lw(3)))).s()?;
+                    panel.draw(&Circle::new((x0 + sw / 2, y), self.px(0.25), c.filled())).s()?;
+                }
+                Mark::Dashed(c) => {
+                    let step = sw / 4;
+                    for k in 0..2 {
+                        let s = x0 + 2 * k * step;
+                        panel.draw(&PathElement::new(vec![(s, y), (s + step, y)], c.stroke_width(self.lw(3)))).s()?;
+                    }
+                }
+                Mark::Swatch(c) => {
+                    let h = self.px(0.4);
+                    panel.draw(&Rectangle::new([(x0, y - h), (x0 + sw, y + h)], c.filled())).s()?;
+                }
+                Mark::Faint(c) => {
+                    panel.draw(&Circle::new((x0 + sw / 2, y), self.px(0.15), c.mix(0.35).filled())).s()?;
+                }
+                Mark::Diamond => {
+                    let r = self.px(0.45);
+                    let (cx, cy) = (x0 + sw / 2, y);
+                    let pts = vec![(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy), (cx, cy - r)];
+                    panel.draw(&PathElement::new(pts, BLACK.stroke_width(self.lw(3)))).s()?;
+                }
+            }
+            panel.draw_text(label, &font, (x0 + sw + self.px(0.5), y)).s()?;
+            y += row;
+        }
+        Ok(())
+    }
+
+    /// The legend entries of the policies, in order.
+    pub fn policy_legend(&self, policies: &[String]) -> Vec<(String, Mark)> {
+        policies.iter().enumerate().map(|(i, p)| (p.clone(), Mark::Series(policy_colour(i)))).collect()
+    }
+}
+
+/// A linear numeric axis with its own tick positions (grid lines and labels).
+#[derive(Clone, Debug)]
+pub struct Axis {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Axis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.hi - self.lo;
+        let t = if span > 0.0 { (v - self.lo) / span } else { 0.5 };
+        limit.0 + (f64::from(limit.1 - limit.0) * t).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() { Vec::new() } else { self.ticks.clone() }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// The coordinates of every chart.
+pub type Coords = Cartesian2d<Axis, Axis>;
+
+/// One axis: range, tick positions, description and tick label format.
+pub struct AxisSpec<'f> {
+    /// Low end.
+    pub lo: f64,
+    /// High end.
+    pub hi: f64,
+    /// Tick positions.
+    pub ticks: Vec<f64>,
+    /// Description (with unit); empty for none.
+    pub desc: String,
+    /// Tick label of a value.
+    pub fmt: &'f dyn Fn(f64) -> String,
+    /// Whether to draw the tick labels (off for the upper of two stacked panels).
+    pub labels: bool,
+    /// Least width, in pixels, kept for the tick labels (aligns stacked panels).
+    pub reserve: i32,
+}
+
+impl<'f> AxisSpec<'f> {
+    /// A linear axis over `[lo, hi]` with about `n` round ticks.
+    pub fn linear(lo: f64, hi: f64, n: usize, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
+        AxisSpec { lo, hi, ticks: nice_ticks(lo, hi, n), desc: desc.to_string(), fmt, labels: true, reserve: 0 }
+    }
+
+    /// An axis with given tick positions.
+    pub fn with_ticks(lo: f64, hi: f64, ticks: Vec<f64>, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
+        AxisSpec { lo, hi, ticks, desc: desc.to_string(), fmt, labels: true, reserve: 0 }
+    }
+}
+
+impl Theme {
+    /// A chart on `area` with a light grid at the ticks, axis descriptions and labels.
+    ///
+    /// # Errors
+    /// Backend errors as text.
+    pub fn axes<'a, DB: DrawingBackend + 'a>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        x: &AxisSpec<'_>,
+        y: &AxisSpec<'_>,
+    ) -> Result<ChartContext<'a, DB, Coords>, String> {
+        let tick_font = self.font(0.8);
+        let widest = self.label_width(area, y)?.max(y.reserve);
+        let y_area = widest + if y.desc.is_empty() { self.px(0.8) } else { self.px(2.4) };
+        let x_area = match (x.labels, x.desc.is_empty()) {
+            (false, _) => self.px(0.3),
+            (true, true) => self.px(1.8),
+            (true, false) => self.px(3.0),
+        };
+        let mut chart = ChartBuilder::on(area)
+            .margin_top(self.px(0.6))
+            .margin_right(self.px(1.0))
+            .x_label_area_size(x_area)
+            .y_label_area_size(y_area)
+            .build_cartesian_2d(
+                Axis { lo: x.lo, hi: x.hi, ticks: x.ticks.clone() },
+                Axis { lo: y.lo, hi: y.hi, ticks: y.ticks.clone() },
+            )
+            .s()?;
+        let (xf, yf) = (x.fmt, y.fmt);
+        let (xl, yl) = (x.labels, y.labels);
+        let xfmt = |v: &f64| if xl { xf(*v) } else { String::new() };
+        let yfmt = |v: &f64| if yl { yf(*v) } else { String::new() };
+        let mut mesh = chart.configure_mesh();
+        mesh.label_style(tick_font.clone())
+            .axis_desc_style(self.font(0.9))
+            .bold_line_style(GRID.stroke_width(self.lw(1)))
+            .axis_style(INK.stroke_width(self.lw(2)))
+            .x_label_formatter(&xfmt)
+            .y_label_formatter(&yfmt)
+            .x_labels(x.ticks.len().max(2))
+            .y_labels(y.ticks.len().max(2));
+        if !x.desc.is_empty() {
+            mesh.x_desc(x.desc.as_str());
+        }
+        if !y.desc.is_empty() {
+            mesh.y_desc(y.desc.as_str());
+        }
+        mesh.draw().s()?;
+        Ok(chart)
+    }
+}
+
+impl Theme {
+    /// The width of the widest tick label of `axis`.
+    ///
+    /// # Errors
+    /// Backend errors as text.
+    pub fn label_width<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        axis: &AxisSpec<'_>,
+    ) -> Result<i32, String> {
+        let font = self.font(0.8);
+        let mut widest = 0u32;
+        for &t in &axis.ticks {
+            widest = widest.max(area.estimate_text_size(&(axis.fmt)(t), &font).s()?.0);
+        }
+        Ok(widest as i32)
+    }
+}
+
+/// The step between about `n` round ticks over `span`: 1, 2, 2.5 or 5 × 10^k.
+pub fn nice_step(span: f64, n: usize) -> f64 {
+    let raw = span / n.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag)
+}
+
+/// About `n` round tick positions (1, 2, 2.5 or 5 × 10^k apart) inside `[lo, hi]`.
+pub fn nice_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo || n == 0 {
+        return vec![];
+    }
+    let step = nice_step(hi - lo, n);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).map(|v| if v.abs() < step * 1e-9 { 0.0 } else { v }).collect()
+}
+
+/// Draws a 95% CI bar from `from` to `to` (data coordinates; one of x or y equal) with
+/// caps `cap` pixels long, clipped to the chart's ranges; a clipped end has no cap.
+///
+/// # Errors
+/// Backend errors as text.
+pub fn ci_bar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &ChartContext<'_, DB, Coords>,
+    from: (f64, f64),
+    to: (f64, f64),
+    cap: i32,
+    style: ShapeStyle,
+) -> Result<(), String> {
+    if ![from.0, from.1, to.0, to.1].iter().all(|v| v.is_finite()) {
+        return Ok(());
+    }
+    let (xr, yr) = (chart.x_range(), chart.y_range());
+    let clamp = |p: (f64, f64)| (p.0.clamp(xr.start, xr.end), p.1.clamp(yr.start, yr.end));
+    let (a, b) = (clamp(from), clamp(to));
+    let (pa, pb) = (chart.backend_coord(&a), chart.backend_coord(&b));
+    root.draw(&PathElement::new(vec![pa, pb], style)).s()?;
+    let vertical = from.0 == to.0;
+    for (p, kept) in [(pa, a == from), (pb, b == to)] {
+        if kept {
+            let ends =
+                if vertical { [(p.0 - cap, p.1), (p.0 + cap, p.1)] } else { [(p.0, p.1 - cap), (p.0, p.1 + cap)] };
+            root.draw(&PathElement::new(ends.to_vec(), style)).s()?;
+        }
+    }
+    Ok(())
+}
+
+/// Draws a dashed polyline through `pts` (backend pixels): `dash` pixels on, `gap` off.
+///
+/// # Errors
+/// Backend errors as text.
+pub fn dashed<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    pts: &[(i32, i32)],
+    dash: i32,
+    gap: i32,
+    style: ShapeStyle,
+) -> Result<(), String> {
+    let (dash, gap) = (f64::from(dash.max(1)), f64::from(gap.max(1)));
+    let mut phase = 0.0;
+    for w in pts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+        let len = dx.hypot(dy);
+        let mut t = 0.0;
+        while t < len {
+            let on = phase < dash;
+            let step = if on { dash - phase } else { dash + gap - phase }.min(len - t);
+            if on {
+                let p = |u: f64| (a.0 + (dx * u / len).round() as i32, a.1 + (dy * u / len).round() as i32);
+                area.draw(&PathElement::new(vec![p(t), p(t + step)], style)).s()?;
+            }
+            t += step;
+            phase = (phase + step) % (dash + gap);
+        }
+    }
+    Ok(())
+}
+
+/// A number with thousands separators and `decimals` decimals (`120,000`, `3.62`).
+pub fn fmt_num(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return "–".into();
+    }
+    let s = format!("{:.*}", decimals, v.abs());
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(a, b)| (a, Some(b)));
+    let mut out = String::new();
+    for (i, ch) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    let negative = v < 0.0 && out.chars().any(|c| c.is_ascii_digit() && c != '0');
+    if negative { format!("−{out}") } else { out }
+}
+
+/// Decimals that show a value of this size to about three significant digits.
+pub fn decimals_for(span: f64) -> usize {
+    let s = span.abs();
+    if !s.is_finite() || s >= 100.0 {
+        0
+    } else if s >= 10.0 {
+        1
+    } else if s >= 1.0 {
+        2
+    } else {
+        3
+    }
+}
+
+/// A tick label of an axis spanning `span` (as many decimals as its round ticks need).
+pub fn tick(v: f64, span: f64) -> String {
+    let step = nice_step(span.abs(), 6);
+    let mut d = 0usize;
+    while d < 6 && ((step * 10f64.powi(d as i32)).round() - step * 10f64.powi(d as i32)).abs() > 1e-6 {
+        d += 1;
+    }
+    fmt_num(v, d)
+}
+
+/// `[lo, hi]` padded by `pad` × the span on both sides (a degenerate range gets ±1).
+pub fn padded(lo: f64, hi: f64, pad: f64) -> (f64, f64) {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return (0.0, 1.0);
+    }
+    let span = hi - lo;
+    if span <= f64::EPSILON * hi.abs().max(1.0) {
+        let d = if hi.abs() > 0.0 { hi.abs() * 0.1 } else { 1.0 };
+        return (lo - d, hi + d);
+    }
+    (lo - span * pad, hi + span * pad)
+}
+
+/// Month names for the date axes.
+pub fn month_label(lang: Lang, year: i32, month: u8, with_year: bool) -> String {
+    const EN: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    match (lang, with_year) {
+        (Lang::En, true) => format!("{} {year}", EN[usize::from(month - 1)]),
+        (Lang::En, false) => EN[usize::from(month - 1)].to_string(),
+        (Lang::Zh, true) => super::i18n::fill(L::MonthFormat.get(lang), &[&year.to_string(), &month.to_string()]),
+        (Lang::Zh, false) => {
+            let full = super::i18n::fill(L::MonthFormat.get(lang), &[&year.to_string(), &month.to_string()]);
+            full.split_once('年').map_or(full.clone(), |(_, m)| m.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_get_thousands_separators_and_a_real_minus() {
+        assert_eq!(fmt_num(112_304.4, 0), "112,304");
+        assert_eq!(fmt_num(3.617, 2), "3.62");
+        assert_eq!(fmt_num(-26_596.0, 0), "−26,596");
+        assert_eq!(fmt_num(-0.0001, 2), "0.00");
+        assert_eq!(fmt_num(f64::NAN, 2), "–");
+    }
+
+    #[test]
+    fn ticks_are_round_and_inside_the_range() {
+        assert_eq!(nice_ticks(0.0, 100.0, 5), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(nice_ticks(0.3, 1.2, 4), vec![0.5, 0.75, 1.0]);
+        assert!(nice_ticks(1.0, 1.0, 4).is_empty());
+    }
+
+    #[test]
+    fn tick_labels_have_just_the_decimals_their_step_needs() {
+        assert_eq!(tick(4.0, 4.4), "4");
+        assert_eq!(tick(0.5, 2.0), "0.5");
+        assert_eq!(tick(0.25, 1.3), "0.25");
+        assert_eq!(tick(60_000.0, 70_000.0), "60,000");
+    }
+
+    #[test]
+    fn ranges_are_padded_and_never_empty() {
+        assert_eq!(padded(0.0, 10.0, 0.1), (-1.0, 11.0));
+        let (a, b) = padded(5.0, 5.0, 0.1);
+        assert!(a < 5.0 && b > 5.0);
+    }
+
+    #[test]
+    fn months_read_naturally_in_both_languages() {
+        assert_eq!(month_label(Lang::En, 2026, 9, true), "Sep 2026");
+        assert_eq!(month_label(Lang::Zh, 2027, 1, true), "2027年1月");
+        assert_eq!(month_label(Lang::Zh, 2027, 3, false), "3月");
+    }
+}

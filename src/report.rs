@@ -1,0 +1,467 @@
+//! The report of an output folder: `report.html` (one self-contained file: the charts as
+//! inline SVG, the tables, the scenario's key parameters, the recommendation, the seed
+//! and the version) and `report.md` (the same content for pasting into documents, with
+//! the charts as links to `charts/*.png`).
+//!
+//! The content is built once as a list of [`Block`]s and rendered twice. For Chinese
+//! reports drawn with the bundled font subset, the HTML embeds that subset (about
+//! 80 KB) as a web font, so the page shows Chinese correctly even on a machine without
+//! Chinese fonts.
+
+use std::path::{Path, PathBuf};
+
+use crate::plot::data::Stat;
+use crate::plot::folder::{Folder, RunFolder, SweepFolder};
+use crate::plot::font::{ChosenFont, NOTO_SC_SUBSET};
+use crate::plot::i18n::{L, Lang, fill};
+use crate::plot::sweep_charts::{HEADLINE, metric_label};
+use crate::plot::theme::{Theme, decimals_for, fmt_num};
+use crate::plot::{ChartFile, PlotError, run_charts::COMPONENTS};
+
+/// A piece of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// The page title.
+    Title(String),
+    /// A section heading.
+    Heading(String),
+    /// A paragraph.
+    Para(String),
+    /// A paragraph to stand out (the recommendation).
+    Strong(String),
+    /// A list of items.
+    List(Vec<String>),
+    /// A table: header and rows.
+    Table(Vec<String>, Vec<Vec<String>>),
+    /// Preformatted text.
+    Pre(String),
+    /// The `i`-th chart.
+    Chart(usize),
+}
+
+/// Most rows of the sweep table in the report (the rest are in `sweep.csv`).
+const MAX_SWEEP_ROWS: usize = 300;
+
+/// Writes `report.html` and `report.md` into `dir`.
+///
+/// # Errors
+/// I/O errors naming the file.
+pub fn write(
+    dir: &Path,
+    folder: &Folder,
+    charts: &[ChartFile],
+    theme: &Theme,
+    font: &ChosenFont,
+) -> Result<(PathBuf, PathBuf), PlotError> {
+    let blocks = blocks(folder, charts.len(), theme.lang);
+    let html = dir.join("report.html");
+    let md = dir.join("report.md");
+    crate::output::atomic_write(&html, render_html(&blocks, charts, theme.lang, font).as_bytes())?;
+    crate::output::atomic_write(&md, render_md(&blocks, charts).as_bytes())?;
+    Ok((html, md))
+}
+
+/// `mean ± half-width`, in the unit's scale, or `–`.
+fn pm(s: Option<&Stat>, scale: f64) -> String {
+    let Some(s) = s.filter(|s| s.mean.is_finite()) else { return "–".into() };
+    let hw = s.half_width() * scale;
+    if s.mean == 0.0 && (hw == 0.0 || !hw.is_finite()) {
+        return "0".into();
+    }
+    let d = decimals_for((s.mean * scale).abs());
+    if hw.is_finite() {
+        format!("{} ± {}", fmt_num(s.mean * scale, d), fmt_num(hw, d))
+    } else {
+        fmt_num(s.mean * scale, d)
+    }
+}
+
+/// The content of the report.
+pub fn blocks(folder: &Folder, n_charts: usize, lang: Lang) -> Vec<Block> {
+    match folder {
+        Folder::Run(r) => run_blocks(r, n_charts, lang),
+        Folder::Sweep(s) => sweep_blocks(s, n_charts, lang),
+    }
+}
+
+fn version_line(lang: Lang) -> String {
+    fill(L::Generated.get(lang), &[env!("CARGO_PKG_VERSION")])
+}
+
+fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
+    let t = |l: L| l.get(lang).to_string();
+    let mut b = vec![Block::Title(fill(L::ReportRunTitle.get(lang), &[&r.name]))];
+    let mut meta = Vec::new();
+    if let Some(d) = r.table.as_ref().and_then(|t| t.get("description")).and_then(|v| v.as_str()) {
+        meta.push(format!("{}{}{d}", t(L::Description), t(L::Colon)));
+    }
+    let unknown = t(L::Unknown);
+    meta.push(format!("{}{}{}", t(L::Seed), t(L::Colon), r.header.seed.as_deref().unwrap_or(&unknown)));
+    meta.push(format!("{}{}{}", t(L::Replications), t(L::Colon), r.replications_count()));
+    meta.push(format!("{}{}{}", t(L::Version), t(L::Colon), r.header.version.as_deref().unwrap_or(&unknown)));
+    b.push(Block::List(meta));
+    b.push(Block::Para(version_line(lang)));
+    if !r.header.warnings.is_empty() {
+        b.push(Block::Heading(t(L::WarningsHeading)));
+        b.push(Block::List(r.header.warnings.clone()));
+    }
+    b.push(Block::Heading(t(L::SummaryHeading)));
+    let mut head = vec![t(L::Policy)];
+    head.extend(HEADLINE.iter().map(|m| metric_label(m).0.get(lang).to_string()));
+    let rows = r
+        .policies
+        .iter()
+        .map(|p| {
+            let mut row = vec![p.clone()];
+            row.extend(HEADLINE.iter().map(|m| pm(r.stat(p, m), metric_label(m).1)));
+            row
+        })
+        .collect();
+    b.push(Block::Table(head, rows));
+    let mut head = vec![t(L::Policy)];
+    head.extend(COMPONENTS.iter().map(|c| format!("{}{}", c.1.get(lang), L::CnyUnit.get(lang))));
+    let rows = r
+        .policies
+        .iter()
+        .map(|p| {
+            let mut row = vec![p.clone()];
+            row.extend(COMPONENTS.iter().map(|c| pm(r.stat(p, c.0), 1.0)));
+            row
+        })
+        .collect();
+    b.push(Block::Heading(t(L::CostBreakdownTitle)));
+    b.push(Block::Table(head, rows));
+    if let Some(base) = r.paired.first().map(|p| p.baseline.clone()) {
+        b.push(Block::Heading(fill(L::PairedHeading.get(lang), &[&base])));
+        let mut head = vec![t(L::Policy)];
+        head.extend(HEADLINE.iter().map(|m| format!("Δ {}", metric_label(m).0.get(lang))));
+        let rows = r
+            .policies
+            .iter()
+            .filter(|p| **p != base && r.paired.iter().any(|x| &x.policy == *p))
+            .map(|p| {
+                let mut row = vec![p.clone()];
+                row.extend(HEADLINE.iter().map(|m| {
+                    let x = r.paired.iter().find(|x| &x.policy == p && x.metric == *m);
+                    let s = x.map(|x| Stat {
+                        policy: x.policy.clone(),
+                        metric: x.metric.clone(),
+                        mean: x.mean,
+                        low: x.low,
+                        high: x.high,
+                        replications: 0,
+                    });
+                    let text = pm(s.as_ref(), metric_label(m).1);
+                    if s.as_ref().is_some_and(|s| s.mean > 0.0) { format!("+{text}") } else { text }
+                }));
+                row
+            })
+            .collect();
+        b.push(Block::Table(head, rows));
+    }
+    b.push(Block::Heading(t(L::ChartsHeading)));
+    b.extend((0..n_charts).map(Block::Chart));
+    b.push(Block::Heading(t(L::ParamsHeading)));
+    match &r.table {
+        Some(table) => b.extend(parameter_blocks(table, lang)),
+        None => b.push(Block::Para(t(L::NoScenario))),
+    }
+    b
+}
+
+fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
+    let t = |l: L| l.get(lang).to_string();
+    let mut b = vec![Block::Title(fill(L::ReportSweepTitle.get(lang), &[&s.name]))];
+    let points = s.rows.iter().map(|r| r.0).max().map_or(0, |m| m + 1);
+    let mut meta = Vec::new();
+    if let Some(d) = s.table.as_ref().and_then(|t| t.get("description")).and_then(|v| v.as_str()) {
+        meta.push(format!("{}{}{d}", t(L::Description), t(L::Colon)));
+    }
+    meta.push(format!("{}{}{}", t(L::SweptParams), t(L::Colon), s.params.join(", ")));
+    meta.push(format!("{}{}{points}", t(L::Points), t(L::Colon)));
+    meta.push(format!("{}{}{}", t(L::Replications), t(L::Colon), s.replications_count()));
+    let seed = s.table.as_ref().and_then(|t| t.get("simulation")).and_then(|v| v.get("seed")).map(|v| v.to_string());
+    meta.push(format!("{}{}{}", t(L::Seed), t(L::Colon), seed.unwrap_or_else(|| t(L::Unknown))));
+    b.push(Block::List(meta));
+    b.push(Block::Para(version_line(lang)));
+    b.push(Block::Heading(t(L::RecommendationHeading)));
+    match (&s.recommended, &s.recommendation_text) {
+        (Some(r), _) => {
+            let at = r.values.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+            b.push(Block::Strong(fill(L::Chosen.get(lang), &[&r.policy, &at])));
+        }
+        (None, None) => b.push(Block::Para(t(L::NoRecommendation))),
+        (None, Some(_)) => {}
+    }
+    if let Some(text) = &s.recommendation_text {
+        b.push(Block::Pre(text.trim_end().to_string()));
+    }
+    b.push(Block::Heading(t(L::ChartsHeading)));
+    b.extend((0..n_charts).map(Block::Chart));
+    b.push(Block::Heading(t(L::SweepPointsHeading)));
+    let mut head: Vec<String> = s.params.clone();
+    head.push(t(L::Policy));
+    head.extend(HEADLINE.iter().map(|m| metric_label(m).0.get(lang).to_string()));
+    let mut keys: Vec<(&Vec<String>, &str)> = Vec::new();
+    for r in &s.rows {
+        if !keys.iter().any(|k| k.0 == &r.1 && k.1 == r.2.policy) {
+            keys.push((&r.1, &r.2.policy));
+        }
+    }
+    let total = keys.len();
+    let rows = keys
+        .into_iter()
+        .take(MAX_SWEEP_ROWS)
+        .map(|(values, policy)| {
+            let mut row = values.clone();
+            row.push(policy.to_string());
+            row.extend(HEADLINE.iter().map(|m| pm(s.stat(values, policy, m), metric_label(m).1)));
+            row
+        })
+        .collect();
+    b.push(Block::Table(head, rows));
+    if total > MAX_SWEEP_ROWS {
+        b.push(Block::Para(fill(L::RowsTrimmed.get(lang), &[&(total - MAX_SWEEP_ROWS).to_string()])));
+    }
+    b.push(Block::Heading(t(L::ParamsHeading)));
+    match &s.table {
+        Some(table) => b.extend(parameter_blocks(table, lang)),
+        None => b.push(Block::Para(t(L::NoScenario))),
+    }
+    b
+}
+
+/// A TOML value in one short line (strings without quotes).
+fn short(v: &toml::Value) -> String {
+    let s = match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if s.chars().count() > 90 { format!("{}…", s.chars().take(89).collect::<String>()) } else { s }
+}
+
+/// The scenario's key parameters: the scalar settings of `[simulation]`, `[campus]`,
+/// `[background]` and `[workload]`, and one table per list (classes, offers, policies).
+fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut scalars = Vec::new();
+    for key in ["name", "description"] {
+        if let Some(v) = table.get(key) {
+            scalars.push(vec![key.to_string(), short(v)]);
+        }
+    }
+    for section in ["simulation", "campus", "background", "workload", "cloud"] {
+        let Some(toml::Value::Table(t)) = table.get(section) else { continue };
+        for (k, v) in t {
+            if !matches!(v, toml::Value::Table(_)) && !is_table_list(v) {
+                scalars.push(vec![format!("{section}.{k}"), short(v)]);
+            }
+        }
+    }
+    out.push(Block::Table(vec![L::Key.get(lang).into(), L::Value.get(lang).into()], scalars));
+    let lists: [(&str, &[&str]); 6] = [
+        ("workload.classes", &["name", "jobs_per_week", "gpus", "runtime_hours", "vram_gb", "deadline_hours"]),
+        ("background.classes", &["name", "share", "gpus", "runtime_hours"]),
+        ("background.seasons", &["name", "start", "end", "multiplier"]),
+        ("workload.seasons", &["name", "start", "end", "multiplier"]),
+        (
+            "cloud.offers",
+            &[
+                "name",
+                "gpu_type",
+                "billing",
+                "price_per_gpu_hour_cny",
+                "price_per_gpu_month_cny",
+                "gpus",
+                "capacity_gpus",
+            ],
+        ),
+        ("policies", &["name", "kind", "threshold_hours", "offers", "reserved_offer", "budget"]),
+    ];
+    for (path, keys) in lists {
+        let mut v: Option<&toml::Value> = None;
+        let mut cur = Some(table);
+        for (i, part) in path.split('.').enumerate() {
+            let next = cur.and_then(|t| t.get(part));
+            if i == path.split('.').count() - 1 {
+                v = next;
+            } else {
+                cur = next.and_then(|n| n.as_table());
+            }
+        }
+        let Some(toml::Value::Array(items)) = v else { continue };
+        let used: Vec<&str> = keys.iter().copied().filter(|k| items.iter().any(|it| it.get(k).is_some())).collect();
+        if items.is_empty() || used.is_empty() {
+            continue;
+        }
+        let rows =
+            items.iter().map(|it| used.iter().map(|k| it.get(k).map(short).unwrap_or_default()).collect()).collect();
+        out.push(Block::Para(format!("{}{}{path}", L::Section.get(lang), L::Colon.get(lang))));
+        out.push(Block::Table(used.iter().map(|k| k.to_string()).collect(), rows));
+    }
+    out
+}
+
+fn is_table_list(v: &toml::Value) -> bool {
+    matches!(v, toml::Value::Array(a) if a.first().is_some_and(|x| x.is_table()))
+}
+
+/// Escapes text for HTML.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Standard base64 (for the embedded font).
+pub fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n =
+            (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+const CSS: &str = "body{max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
+h1{font-size:1.6em;margin-bottom:.3em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ddd}\
+table{border-collapse:collapse;margin:.6em 0;font-size:.92em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}\
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left;white-space:nowrap}\
+figure{margin:1.2em 0}figure svg{width:100%;height:auto;border:1px solid #eee}figcaption{color:#555;font-size:.9em}\
+pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.85em}.strong{font-weight:bold;font-size:1.1em}";
+
+fn render_html(blocks: &[Block], charts: &[ChartFile], lang: Lang, font: &ChosenFont) -> String {
+    let stack =
+        "\"Noto Sans CJK SC\",\"Source Han Sans SC\",\"WenQuanYi Micro Hei\",\"Microsoft YaHei\",\"PingFang SC\"";
+    let fonts = if font.is_bundled_cjk {
+        format!(
+            "@font-face{{font-family:\"burstsim-sans\";src:url(data:font/otf;base64,{}) format(\"opentype\")}}\
+             body,svg text{{font-family:\"burstsim-sans\",{stack},sans-serif}}",
+            base64(NOTO_SC_SUBSET)
+        )
+    } else {
+        format!("body{{font-family:\"DejaVu Sans\",\"Helvetica Neue\",Arial,{stack},sans-serif}}")
+    };
+    let title = blocks.iter().find_map(|b| if let Block::Title(t) = b { Some(t.as_str()) } else { None }).unwrap_or("");
+    let mut h = format!(
+        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}{fonts}</style>\n</head>\n<body>\n",
+        lang.html_code(),
+        esc(title)
+    );
+    for b in blocks {
+        match b {
+            Block::Title(t) => h.push_str(&format!("<h1>{}</h1>\n", esc(t))),
+            Block::Heading(t) => h.push_str(&format!("<h2>{}</h2>\n", esc(t))),
+            Block::Para(t) => h.push_str(&format!("<p>{}</p>\n", esc(t))),
+            Block::Strong(t) => h.push_str(&format!("<p class=\"strong\">{}</p>\n", esc(t))),
+            Block::List(items) => {
+                h.push_str("<ul>\n");
+                items.iter().for_each(|i| h.push_str(&format!("<li>{}</li>\n", esc(i))));
+                h.push_str("</ul>\n");
+            }
+            Block::Table(head, rows) => {
+                h.push_str("<table>\n<tr>");
+                head.iter().for_each(|c| h.push_str(&format!("<th>{}</th>", esc(c))));
+                h.push_str("</tr>\n");
+                for r in rows {
+                    h.push_str("<tr>");
+                    r.iter().for_each(|c| h.push_str(&format!("<td>{}</td>", esc(c))));
+                    h.push_str("</tr>\n");
+                }
+                h.push_str("</table>\n");
+            }
+            Block::Pre(t) => h.push_str(&format!("<pre>{}</pre>\n", esc(t))),
+            Block::Chart(i) => {
+                let c = &charts[*i];
+                let svg = c.svg.trim_start();
+                let svg = if svg.starts_with("<?xml") { svg.split_once("?>").map_or(svg, |x| x.1) } else { svg };
+                h.push_str(&format!(
+                    "<figure id=\"{}\">\n{}\n<figcaption>{} (<a href=\"charts/{}.svg\">SVG</a>, <a href=\"charts/{}.png\">PNG</a>)</figcaption>\n</figure>\n",
+                    esc(&c.name),
+                    svg.trim(),
+                    esc(&c.caption),
+                    c.name,
+                    c.name
+                ));
+            }
+        }
+    }
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn render_md(blocks: &[Block], charts: &[ChartFile]) -> String {
+    let mut m = String::new();
+    for b in blocks {
+        match b {
+            Block::Title(t) => m.push_str(&format!("# {t}\n\n")),
+            Block::Heading(t) => m.push_str(&format!("## {t}\n\n")),
+            Block::Para(t) => m.push_str(&format!("{t}\n\n")),
+            Block::Strong(t) => m.push_str(&format!("**{t}**\n\n")),
+            Block::List(items) => {
+                items.iter().for_each(|i| m.push_str(&format!("- {i}\n")));
+                m.push('\n');
+            }
+            Block::Table(head, rows) => {
+                m.push_str(&format!("| {} |\n", head.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")));
+                let align: Vec<&str> = (0..head.len()).map(|k| if k == 0 { ":---" } else { "---:" }).collect();
+                m.push_str(&format!("| {} |\n", align.join(" | ")));
+                for r in rows {
+                    m.push_str(&format!("| {} |\n", r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")));
+                }
+                m.push('\n');
+            }
+            Block::Pre(t) => m.push_str(&format!("```text\n{t}\n```\n\n")),
+            Block::Chart(i) => {
+                let c = &charts[*i];
+                m.push_str(&format!("![{}](charts/{}.png)\n\n", c.caption, c.name));
+            }
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_standard_alphabet_and_padding() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn html_text_is_escaped() {
+        assert_eq!(esc("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+    }
+
+    #[test]
+    fn means_show_their_half_width_at_a_sensible_precision() {
+        let s = Stat {
+            policy: "p".into(),
+            metric: "m".into(),
+            mean: 112_304.2,
+            low: 108_924.0,
+            high: 115_684.4,
+            replications: 10,
+        };
+        assert_eq!(pm(Some(&s), 1.0), "112,304 ± 3,380");
+        let s = Stat { mean: 0.327, low: 0.313, high: 0.341, ..s };
+        assert_eq!(pm(Some(&s), 100.0), "32.7 ± 1.4");
+        assert_eq!(pm(None, 1.0), "–");
+    }
+}

@@ -1,0 +1,296 @@
+//! Charts and reports: every chart of a run and of a two-parameter sweep is drawn from a
+//! small output folder, as valid SVG and PNG of the requested size, with the policy names
+//! and axis labels in the SVG text; Chinese labels are text in the SVG and glyphs (not
+//! boxes) in the PNG; bad folders are refused with the file named (exit code 2); the
+//! HTML report opens in headless Chromium when it is installed.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use burstsim::plot::{self, Lang, PlotOptions};
+
+const SCENARIO: &str = "tests/fixtures/plot-tiny.toml";
+const POLICIES: [&str; 3] = ["campus-only", "overflow-2h", "reserved"];
+
+fn burstsim() -> Command {
+    Command::cargo_bin("burstsim").expect("binary built")
+}
+
+/// The run and sweep folders, made once per test process by the real binary (the run
+/// draws its charts itself; the sweep is made with --no-charts).
+fn fixtures() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
+    static DIRS: OnceLock<(tempfile::TempDir, PathBuf, PathBuf)> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let (run, sweep) = (tmp.path().join("run"), tmp.path().join("sweep"));
+        let out = burstsim().args(["run", SCENARIO, "-n", "3", "--quiet", "--out"]).arg(&run).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = burstsim()
+            .args(["sweep", SCENARIO, "-n", "2", "--quiet", "--no-charts"])
+            .args([
+                "-p",
+                "policies.overflow-2h.threshold_hours=0,4",
+                "-p",
+                "background.seasons.crunch.multiplier=1,1.5",
+            ])
+            // A target every point meets, so there is always a recommendation to mark.
+            .args(["--target", "total_cost_cny<=1000000000", "--out"])
+            .arg(&sweep)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (tmp, run, sweep)
+    })
+}
+
+/// A fresh copy of a fixture folder's data files (no charts), so tests do not interfere.
+fn copy_of(src: &Path) -> tempfile::TempDir {
+    let dst = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(src).unwrap().flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_file() && !name.starts_with("report.") {
+            std::fs::copy(&p, dst.path().join(&name)).unwrap();
+        }
+    }
+    dst
+}
+
+fn opts(lang: Lang, width: u32, height: u32) -> PlotOptions {
+    PlotOptions { lang, width, height, system_fonts: false, ..PlotOptions::default() }
+}
+
+/// Width, height and RGB pixels of a PNG file.
+fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{} is a PNG", path.display());
+    let header =
+        (u32::from_be_bytes(bytes[16..20].try_into().unwrap()), u32::from_be_bytes(bytes[20..24].try_into().unwrap()));
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), header);
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+fn check_svg(path: &Path, width: u32, height: u32) -> String {
+    let svg = std::fs::read_to_string(path).unwrap();
+    assert!(svg.trim_start().starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{}", path.display());
+    assert!(svg.contains(&format!("width=\"{width}\"")) && svg.contains(&format!("height=\"{height}\"")));
+    assert!(svg.contains("font-family=\"sans-serif\""), "portable font family");
+    svg
+}
+
+#[test]
+fn the_run_command_draws_every_chart_and_the_report() {
+    let (_, run, _) = fixtures();
+    for name in ["cost_vs_wait", "wait_cdf", "cost_breakdown", "campus_timeline", "monthly_use"] {
+        check_svg(&run.join("charts").join(format!("{name}.svg")), 1600, 1000);
+        let (w, h, _) = read_png(&run.join("charts").join(format!("{name}.png")));
+        assert_eq!((w, h), (1600, 1000), "{name}: PNGs are at least 1600 px wide by default");
+    }
+    assert!(run.join("report.html").is_file() && run.join("report.md").is_file());
+}
+
+#[test]
+fn run_charts_are_valid_svg_and_png_of_the_requested_size_with_labels() {
+    let (_, run, _) = fixtures();
+    let dir = copy_of(run);
+    let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1700, 900)).unwrap();
+    assert_eq!(out.charts.len(), 5);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let labels = [
+        ("cost_vs_wait", vec!["Total cost (CNY)", "95th-percentile wait (h)", "Pareto frontier"]),
+        ("wait_cdf", vec!["Jobs that waited at most this long (%)", "1 h"]),
+        ("cost_breakdown", vec!["Mean cost (CNY)", "Campus GPU time", "Cloud, monthly rent"]),
+        ("campus_timeline", vec!["GPUs requested by queued jobs", "Busy campus GPUs", "crunch ×1.3", "paper-push ×2"]),
+        ("monthly_use", vec!["Campus GPUs busy, all groups (%)", "Cloud GPUs in use by the group", "Oct 2026"]),
+    ];
+    for (name, texts) in labels {
+        let svg = check_svg(&dir.path().join("charts").join(format!("{name}.svg")), 1700, 900);
+        for t in texts.iter().chain(if name == "cost_breakdown" { &[][..] } else { &POLICIES[..] }) {
+            assert!(svg.contains(t), "{name}.svg lacks '{t}'");
+        }
+        assert!(svg.contains("plot-tiny: "), "{name}: the title starts with the scenario name");
+        let (w, h, px) = read_png(&dir.path().join("charts").join(format!("{name}.png")));
+        assert_eq!((w, h), (1700, 900));
+        let distinct: std::collections::HashSet<&[u8]> = px.chunks(3).collect();
+        assert!(distinct.len() > 50, "{name}.png has content ({} colours)", distinct.len());
+    }
+}
+
+#[test]
+fn sweep_charts_show_each_metric_heatmaps_and_the_recommended_point() {
+    let (_, _, sweep) = fixtures();
+    let dir = copy_of(sweep);
+    let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    let names: Vec<&str> = out.charts.iter().map(|c| c.name.as_str()).collect();
+    for m in ["total_cost_cny", "wait_mean_h", "wait_p95_h", "deadline_miss_rate", "cloud_job_share"] {
+        assert!(names.contains(&format!("sweep_{m}").as_str()), "{names:?}");
+    }
+    for p in POLICIES {
+        for m in ["total_cost_cny", "wait_p95_h"] {
+            assert!(names.contains(&format!("heatmap_{m}_{p}").as_str()), "{names:?}");
+        }
+    }
+    let svg = check_svg(&dir.path().join("charts/sweep_wait_p95_h.svg"), 1600, 1000);
+    for t in ["policies.overflow-2h.threshold_hours", "95th-percentile wait (h)", "recommended", "95% CI"] {
+        assert!(svg.contains(t), "sweep_wait_p95_h.svg lacks '{t}'");
+    }
+    let heat = check_svg(&dir.path().join("charts/heatmap_total_cost_cny_overflow-2h.svg"), 1600, 1000);
+    assert!(heat.contains("background.seasons.crunch.multiplier") && heat.contains("overflow-2h"));
+    let (w, h, _) = read_png(&dir.path().join("charts/heatmap_wait_p95_h_reserved.png"));
+    assert_eq!((w, h), (1600, 1000));
+    let text = std::fs::read_to_string(dir.path().join("recommendation.txt")).unwrap();
+    let chosen = burstsim::plot::data::parse_recommendation(&text).expect("a recommendation");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains(&format!("Choose policy '{}'", chosen.policy)), "the recommendation is in the report");
+    assert!(html.contains("<li>Seed: 11</li>"), "the seed comes from scenario.toml");
+}
+
+#[test]
+fn chinese_labels_are_text_in_the_svg_and_glyphs_in_the_png() {
+    let (_, run, _) = fixtures();
+    let dir = copy_of(run);
+    let out = plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    assert!(out.font.is_bundled_cjk, "the bundled subset is enough, no system font: {}", out.font.name);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let svg = check_svg(&dir.path().join("charts/cost_vs_wait.svg"), 1600, 1000);
+    for t in ["总成本（元）", "第95百分位等待时间（小时）", "帕累托前沿", "campus-only"] {
+        assert!(svg.contains(t), "cost_vs_wait.svg lacks '{t}'");
+    }
+    let svg = check_svg(&dir.path().join("charts/campus_timeline.svg"), 1600, 1000);
+    assert!(svg.contains("2026年10月") && svg.contains("本组时段"), "Chinese dates and legend");
+    // The title band of the PNG is not blank.
+    let (w, _, px) = read_png(&dir.path().join("charts/cost_vs_wait.png"));
+    let title_rows = &px[(w as usize * 3) * 10..(w as usize * 3) * 50];
+    assert!(title_rows.chunks(3).filter(|p| p[0] < 128).count() > 500, "the Chinese title is drawn");
+    // The report embeds the subset so the page shows Chinese without system fonts.
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("lang=\"zh-CN\"") && html.contains("@font-face") && html.contains("结果汇总"));
+}
+
+/// Ink of `text` drawn at 48 px with the bundled Chinese font (or DejaVu, which has no
+/// Chinese glyphs and draws boxes).
+fn ink(text: &str, font: &'static [u8]) -> Vec<bool> {
+    use plotters::prelude::*;
+    let (w, h) = (200u32, 80u32);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let backend = BitMapBackend::with_buffer(&mut buf, (w, h));
+        let root = plot::typeset::Typeset::new(backend, font, true).unwrap().into_drawing_area();
+        root.draw_text(text, &("sans-serif", 48.0).into_font().color(&BLACK), (10, 10)).unwrap();
+        root.present().unwrap();
+    }
+    buf.chunks(3).map(|p| p[0] < 128).collect()
+}
+
+#[test]
+fn chinese_glyphs_are_drawn_as_characters_not_boxes() {
+    use burstsim::plot::font::{DEJAVU_SANS, NOTO_SC_SUBSET};
+    let cheng = ink("成", NOTO_SC_SUBSET);
+    let ben = ink("本", NOTO_SC_SUBSET);
+    let tofu = ink("成", DEJAVU_SANS);
+    let count = |v: &[bool]| v.iter().filter(|&&b| b).count();
+    assert!(count(&cheng) > 100 && count(&ben) > 100, "glyphs have ink");
+    assert_ne!(cheng, ben, "two characters look different");
+    assert_ne!(cheng, tofu, "the glyph is not the missing-glyph box");
+    assert_eq!(ink("成", DEJAVU_SANS), ink("本", DEJAVU_SANS), "DejaVu draws the same box for both");
+}
+
+#[test]
+fn the_plot_command_redraws_with_the_style_options() {
+    let (_, run, _) = fixtures();
+    let dir = copy_of(run);
+    let out = burstsim()
+        .args(["plot"])
+        .arg(dir.path())
+        .args(["--lang", "zh", "--width", "1800", "--height", "1100", "--title", "课题组 2026", "--font-size", "30"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("report.html"), "{stdout}");
+    let svg = check_svg(&dir.path().join("charts/wait_cdf.svg"), 1800, 1100);
+    assert!(svg.contains("课题组 2026: 作业等待时间分布"), "custom title prefix");
+    assert_eq!(read_png(&dir.path().join("charts/wait_cdf.png")).0, 1800);
+    let out = burstsim()
+        .args(["plot"])
+        .arg(dir.path())
+        .args(["--title", "", "--font"])
+        .arg("assets/fonts/DejaVuSans.ttf")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("DejaVuSans.ttf#0"));
+    assert!(!std::fs::read_to_string(dir.path().join("charts/wait_cdf.svg")).unwrap().contains(": How long"));
+}
+
+#[test]
+fn bad_folders_and_options_exit_with_2_and_name_the_file() {
+    let (_, run, _) = fixtures();
+    let check = |dir: &Path, extra: &[&str], expect: &[&str]| {
+        let out = burstsim().args(["plot"]).arg(dir).args(extra).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        for e in expect {
+            assert!(err.contains(e), "stderr lacks '{e}': {err}");
+        }
+    };
+    let empty = tempfile::tempdir().unwrap();
+    check(empty.path(), &[], &["neither summary.csv", "sweep.csv"]);
+    let dir = copy_of(run);
+    std::fs::remove_file(dir.path().join("waits.csv")).unwrap();
+    check(dir.path(), &[], &["waits.csv", "is missing"]);
+    let dir = copy_of(run);
+    std::fs::write(dir.path().join("timeseries.csv"), "policy,day,date\na,0,2026-10-01\n").unwrap();
+    check(dir.path(), &[], &["timeseries.csv", "campus_queue_gpus"]);
+    let dir = copy_of(run);
+    std::fs::write(
+        dir.path().join("summary.csv"),
+        "policy,metric,unit,mean,ci95_low,ci95_high,replications\na,b,h,x,1,2,3\n",
+    )
+    .unwrap();
+    check(dir.path(), &[], &["summary.csv", "line 2", "'x'"]);
+    check(run, &["--width", "50"], &["--width 50"]);
+    check(run, &["--font", "/no/such/font.ttf"], &["/no/such/font.ttf"]);
+}
+
+#[test]
+fn no_charts_leaves_only_the_data_files() {
+    let (_, _, sweep) = fixtures();
+    assert!(!sweep.join("charts").exists() && !sweep.join("report.html").exists());
+    assert!(sweep.join("scenario.toml").is_file(), "the sweep keeps its base scenario for the report");
+}
+
+#[test]
+fn the_report_opens_in_headless_chromium() {
+    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find(|c| std::process::Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    else {
+        eprintln!("SKIPPED the_report_opens_in_headless_chromium: no chromium (apt-get install -y chromium)");
+        return;
+    };
+    let (_, run, _) = fixtures();
+    let profile = tempfile::tempdir().unwrap();
+    let shot = profile.path().join("shot.png");
+    let url = format!("file://{}", std::fs::canonicalize(run.join("report.html")).unwrap().display());
+    let out = std::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
+        .args(["--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"])
+        .arg(format!("--user-data-dir={}", profile.path().join("profile").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .args(["--window-size=1200,2400", &url])
+        .output()
+        .unwrap();
+    assert!(shot.is_file(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+    let (w, h, px) = read_png(&shot);
+    assert_eq!((w, h), (1200, 2400));
+    let dark = px.chunks(3).filter(|p| p.iter().all(|&c| c < 100)).count();
+    let coloured = px.chunks(3).filter(|p| p.iter().max().unwrap() - p.iter().min().unwrap() > 80).count();
+    assert!(dark > 5_000, "text and table lines are visible ({dark} dark pixels)");
+    assert!(coloured > 5_000, "the charts' colours are visible ({coloured} coloured pixels)");
+}

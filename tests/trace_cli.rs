@@ -1,0 +1,118 @@
+//! `burstsim validate --trace` and `burstsim fit` from the command line.
+
+use assert_cmd::Command;
+
+fn burstsim() -> Command {
+    Command::cargo_bin("burstsim").expect("binary built")
+}
+
+const TINY: &str = "tests/fixtures/traces/tiny.swf";
+
+fn stdout(args: &[&str]) -> (bool, String, String) {
+    let out = burstsim().args(args).output().unwrap();
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+fn csv_value(csv: &str, stat: &str, col: usize) -> f64 {
+    let line = csv.lines().find(|l| l.starts_with(&format!("{stat},"))).unwrap_or_else(|| panic!("{stat} in {csv}"));
+    line.split(',').nth(col).unwrap().parse().unwrap()
+}
+
+#[test]
+fn easy_replay_of_the_tiny_log_reproduces_its_waits_and_fcfs_does_not() {
+    let (ok, out, err) = stdout(&["validate", "--trace", TINY, "--scheduler", "easy-backfill", "--format", "csv"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("7 jobs read, 1 rows skipped"), "the read summary is on stderr: {err}");
+    assert!(err.contains("line 15"), "the bad row's line is named: {err}");
+    assert_eq!(csv_value(&out, "jobs", 1), 7.0);
+    for stat in ["mean_wait_h", "p50_wait_h", "p90_wait_h", "p99_wait_h", "zero_wait_share"] {
+        assert_eq!(csv_value(&out, stat, 1), csv_value(&out, stat, 2), "{stat}\n{out}");
+    }
+    let (ok, out, _) = stdout(&["validate", "--trace", TINY, "--gpus", "4", "--scheduler", "fcfs", "--format", "csv"]);
+    assert!(ok);
+    // FCFS makes job 7 wait behind job 6: 980 s more in total.
+    let diff = (csv_value(&out, "mean_wait_h", 2) - csv_value(&out, "mean_wait_h", 1)) * 3600.0 * 7.0;
+    assert!((diff - 980.0).abs() < 1e-6, "{diff}\n{out}");
+}
+
+#[test]
+fn replay_prints_a_side_by_side_table() {
+    let (ok, out, err) = stdout(&["validate", "--trace", TINY]);
+    assert!(ok, "{err}");
+    for word in
+        ["recorded", "simulated", "mean_wait_h", "p99_wait_h", "zero_wait_share", "4 processors", "easy-backfill"]
+    {
+        assert!(out.contains(word), "{word} missing:\n{out}");
+    }
+}
+
+#[test]
+fn replay_refuses_bad_input_with_exit_code_2() {
+    let out = burstsim().args(["validate", "--trace", TINY, "--strict"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("tiny.swf:15:") && err.contains("--strict"), "{err}");
+    let out = burstsim().args(["validate", "--trace", TINY, "--scheduler", "sjf"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = burstsim().args(["validate", "--trace", "tests/fixtures/traces/sacct_small.txt"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "no size in a sacct log: --gpus is needed");
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--gpus"));
+    let out = burstsim().args(["validate", "--trace", "no/such/file.swf", "--gpus", "4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a missing file is an I/O failure");
+}
+
+#[test]
+fn validate_without_trace_is_unchanged() {
+    let out = burstsim().args(["validate", "--gpus", "4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--gpus needs --trace");
+}
+
+#[test]
+fn sacct_fixture_replays_on_gpus() {
+    let (ok, out, err) =
+        stdout(&["validate", "--trace", "tests/fixtures/traces/sacct_small.txt", "--gpus", "8", "--format", "csv"]);
+    assert!(ok, "{err}");
+    // 10 jobs: 2 never started (no run time), 1 CPU-only; 7 replayed, all with a recorded wait.
+    assert_eq!(csv_value(&out, "jobs", 1), 7.0, "{out}");
+}
+
+#[test]
+fn fit_writes_a_scenario_that_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scn = dir.path().join("tiny-fit.toml");
+    let out = burstsim()
+        .args(["fit", "tests/fixtures/traces/sacct_small.txt", "--gpus", "8", "-o"])
+        .arg(&scn)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "7 usable jobs are too few to fit: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let swf = dir.path().join("many.swf");
+    let mut text = String::from("; MaxProcs: 16\n; UnixStartTime: 1000000000\n");
+    for i in 0..400u64 {
+        let (size, run) = (1 + (i * 7) % 8, 60 + (i * 7919) % 7200);
+        text.push_str(&format!(
+            "{i} {} {} {run} {size} -1 -1 {size} {} -1 1 1 1 -1 -1 -1 -1 -1\n",
+            i * 3600,
+            i % 5 * 60,
+            run * 2
+        ));
+    }
+    std::fs::write(&swf, text).unwrap();
+    let out = burstsim().args(["fit"]).arg(&swf).arg("-o").arg(&scn).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(printed.contains("Offered load") && printed.contains("KS"), "{printed}");
+    let run = burstsim()
+        .args(["run"])
+        .arg(&scn)
+        .args(["-n", "2", "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}
