@@ -28,6 +28,8 @@ pub enum Purpose {
     Bootstrap,
     /// Anything a test needs.
     Test(u64),
+    /// Thinning or replicating a trace's jobs to scale its load.
+    TraceScale,
 }
 
 impl Purpose {
@@ -38,6 +40,7 @@ impl Purpose {
             Purpose::CloudJob(j) => (3, j),
             Purpose::Bootstrap => (4, 0),
             Purpose::Test(k) => (5, k),
+            Purpose::TraceScale => (6, 0),
         }
     }
 }

@@ -9,6 +9,8 @@
 pub mod arrivals;
 pub mod calendar;
 
+use rand::RngExt;
+
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::raw::JobKind;
 use crate::scenario::{JobClass, Scenario};
@@ -72,12 +74,37 @@ pub struct TraceSource {
     pub block: crate::trace::bootstrap::Block,
     /// FNV-1a hash of the log file's bytes (part of the scenario hash).
     pub content_hash: u64,
+    /// Load scale (1 = as logged).
+    pub scale: f64,
 }
 
 impl TraceSource {
     /// The jobs of one replication: the log as it was (replay) or a block resample of it
     /// drawn from the replication's own bootstrap stream.
     pub fn jobs_for(&self, scenario: &Scenario, replication: u64) -> Vec<Job> {
+        let jobs = self.unscaled(scenario, replication);
+        if self.scale == 1.0 {
+            return jobs;
+        }
+        // Thin (scale < 1) or replicate (scale > 1) each job independently, from a stream
+        // of its own so the bootstrap draws do not move when the scale changes.
+        let mut rng = stream(scenario.seed, replication, Purpose::TraceScale);
+        let (whole, frac) = (self.scale.floor() as u64, self.scale.fract());
+        let mut out = Vec::with_capacity((jobs.len() as f64 * self.scale) as usize + 1);
+        for j in jobs {
+            let copies = whole + u64::from(rng.random::<f64>() < frac);
+            for k in 0..copies {
+                // Copies are a second apart, so the order stays well defined.
+                let submit = j.submit + k;
+                if submit < scenario.horizon {
+                    out.push(Job { submit, ..j.clone() });
+                }
+            }
+        }
+        out
+    }
+
+    fn unscaled(&self, scenario: &Scenario, replication: u64) -> Vec<Job> {
         match self.mode {
             crate::scenario::raw::TraceMode::Replay => {
                 self.jobs.iter().filter(|j| j.submit < scenario.horizon).cloned().collect()

@@ -8,17 +8,27 @@ use burstsim::workload::JobStream;
 /// A ten-day SWF log (jobs every 3 hours, sizes 1-4, runtimes 1-3 h) in a temporary
 /// folder, and a scenario next to it that uses it.
 fn scenario(mode: &str, block: &str) -> Scenario {
-    let dir = std::env::temp_dir().join(format!("burstsim-trace-scenario-{}-{mode}-{block}", std::process::id()));
+    scenario_with(mode, block, "")
+}
+
+fn scenario_with(mode: &str, block: &str, extra: &str) -> Scenario {
+    let tag: u64 = extra.bytes().map(u64::from).sum();
+    let dir = std::env::temp_dir().join(format!("burstsim-trace-scenario-{}-{mode}-{block}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut swf = String::from("; MaxProcs: 8\n");
     for i in 0..80u64 {
         let (submit, run, procs) = (i * 3 * 3600 + (i * 577) % 3000, 3600 + (i * 911) % 7200, 1 + i % 4);
-        swf.push_str(&format!("{} {submit} 0 {run} {procs} -1 -1 {procs} {} -1 1 1 1 -1 1 -1 -1 -1\n", i + 1, run * 2));
+        swf.push_str(&format!(
+            "{} {submit} 0 {run} {procs} -1 -1 {procs} {} -1 1 {} 1 -1 1 -1 -1 -1\n",
+            i + 1,
+            run * 2,
+            1 + i % 3
+        ));
     }
     std::fs::write(dir.join("ten-days.swf"), swf).unwrap();
     let text = format!(
         "[simulation]\nstart_date = \"2026-09-07\"\nhorizon_days = 28\nseed = 4\n[campus]\ngpus = 8\nvram_gb = 80\n\
-         [background.trace]\npath = \"ten-days.swf\"\nmode = \"{mode}\"\nblock = \"{block}\"\n\
+         [background.trace]\npath = \"ten-days.swf\"\nmode = \"{mode}\"\nblock = \"{block}\"\n{extra}\
          [[workload.classes]]\nname = \"g\"\njobs_per_week = 3\nruntime_hours = 2\n"
     );
     // Relative paths are resolved against the scenario file's folder.
@@ -78,4 +88,32 @@ fn the_kth_log_runs_as_a_bootstrapped_background() {
     let load = out.metrics.get(burstsim::metrics::Metric::CampusOfferedLoad);
     assert!((0.5..0.95).contains(&load), "offered load {load}");
     assert!(out.records.iter().all(|r| r.end != u64::MAX));
+}
+
+#[test]
+fn a_users_jobs_in_the_log_become_the_groups_and_are_routed_and_measured() {
+    let s = scenario_with("replay", "day", "group_user = \"2\"\n");
+    let jobs = JobStream::generate(&s, 0);
+    let from_log = jobs.jobs.iter().filter(|j| j.group && j.class == u16::MAX).count();
+    assert!((20..=30).contains(&from_log), "a third of the 80 jobs: {from_log}");
+    let out = burstsim::engine::simulate(&s, &jobs, 0, 0);
+    assert!(out.metrics.get(burstsim::metrics::Metric::JobsCompleted) >= from_log as f64 - 5.0);
+    let err = std::panic::catch_unwind(|| scenario_with("replay", "day", "group_user = \"nobody\"\n")).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("background.trace.group_user") && msg.contains("'nobody'"), "{msg}");
+}
+
+#[test]
+fn scaling_thins_or_replicates_the_log_and_skip_days_shifts_it() {
+    let count = |extra: &str| {
+        let s = scenario_with("replay", "day", extra);
+        JobStream::generate(&s, 0).jobs.iter().filter(|j| !j.group).count() as f64
+    };
+    let base = count("");
+    let half = count("scale = 0.5\n");
+    let double = count("scale = 2\n");
+    assert!((half / base - 0.5).abs() < 0.2, "{half} of {base}");
+    assert_eq!(double, 2.0 * base, "whole copies");
+    let skipped = count("skip_days = 5\n");
+    assert!(skipped < base * 0.6 && skipped > base * 0.4, "skipping 5 of 10 days: {skipped} of {base}");
 }

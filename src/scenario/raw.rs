@@ -247,6 +247,19 @@ pub struct RawTrace {
     /// Processors (or GPUs) of the log per simulated GPU; sizes are divided and rounded up.
     #[serde(default = "one_f64")]
     pub procs_per_gpu: f64,
+    /// Load scale: below 1 each job is kept with this probability, above 1 each job is
+    /// repeated (whole copies, plus one more with the fractional probability).
+    #[serde(default = "one_f64")]
+    pub scale: f64,
+    /// Replay only: skip this many days at the start of the log (time shift).
+    #[serde(default)]
+    pub skip_days: f64,
+    /// Jobs of this user in the log are the group's own (routed by the policy, measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_user: Option<String>,
+    /// Jobs of this account/group in the log are the group's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_account: Option<String>,
 }
 
 /// `[workload]`: the group's own jobs.

@@ -8,6 +8,7 @@ use super::raw::*;
 use super::{Budget, Campus, JobClass, Offer, Policy, Rule, Scenario, Target};
 use crate::date::{Date, days_in_month};
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
+use crate::workload::Job;
 use crate::workload::calendar::{Calendar, Season, SeasonWindow};
 use serde::Deserialize;
 
@@ -925,7 +926,55 @@ fn trace_source(
         TraceUnits::Gpus => replay::Units::Gpus,
     };
     options.procs_per_gpu = procs_per_gpu;
-    let converted = replay::to_jobs(&log, &options);
+    let mut converted = replay::to_jobs(&log, &options);
+    let scale =
+        within(&format!("{key}.scale"), t.scale, 0.0, 100.0, "a load scale (0.5 keeps half the jobs, 2 doubles them)")?;
+    let skip_days = within(&format!("{key}.skip_days"), t.skip_days, 0.0, 36500.0, "days of the log to skip")?;
+    if skip_days > 0.0 {
+        if t.mode != TraceMode::Replay {
+            return bad(
+                format!("{key}.skip_days"),
+                "only a replay can skip days; a bootstrap draws from the whole log",
+            );
+        }
+        let skip = (skip_days * DAY as f64).round() as SimTime;
+        let keep: Vec<usize> = (0..converted.jobs.len()).filter(|&i| converted.jobs[i].submit >= skip).collect();
+        converted.jobs = keep
+            .iter()
+            .map(|&i| Job { submit: converted.jobs[i].submit - skip, ..converted.jobs[i].clone() })
+            .collect();
+        converted.source = keep.iter().map(|&i| converted.source[i]).collect();
+        converted.origin += skip as i64;
+    }
+    // The group's own jobs in the log: marked by user or account, if the campus can run
+    // them for the group (larger ones stay with the other groups).
+    let limit = campus.group_gpu_limit.unwrap_or(u32::MAX);
+    let mut marked = 0usize;
+    if t.group_user.is_some() || t.group_account.is_some() {
+        for (job, &src) in converted.jobs.iter_mut().zip(&converted.source) {
+            let tj = &log.jobs[src];
+            let hit = t.group_user.as_deref().is_some_and(|u| tj.user.as_deref() == Some(u))
+                || t.group_account.as_deref().is_some_and(|a| tj.group.as_deref() == Some(a));
+            if hit && job.gpus <= limit {
+                job.group = true;
+                job.class = u16::MAX;
+                marked += 1;
+            }
+        }
+        if marked == 0 {
+            return bad(
+                format!("{key}.group_user"),
+                format!(
+                    "no job of the log belongs to {} (or every one needs more than the group limit of {limit} GPUs)",
+                    t.group_user
+                        .as_deref()
+                        .map(|u| format!("user '{u}'"))
+                        .or(t.group_account.as_deref().map(|a| format!("account '{a}'")))
+                        .unwrap_or_default()
+                ),
+            );
+        }
+    }
     if converted.jobs.is_empty() {
         return bad(
             format!("{key}.path"),
@@ -952,5 +1001,5 @@ fn trace_source(
         log.info.local_time(converted.origin).map_or(0, |origin| bootstrap::aligned_phase(origin, block, weekday));
     // Record the path absolute so the resolved scenario runs from anywhere.
     t.path = std::fs::canonicalize(&path).unwrap_or(path).display().to_string();
-    Ok(crate::workload::TraceSource { jobs: converted.jobs, extent, phase, mode: t.mode, block, content_hash })
+    Ok(crate::workload::TraceSource { jobs: converted.jobs, extent, phase, mode: t.mode, block, content_hash, scale })
 }

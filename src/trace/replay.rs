@@ -81,6 +81,8 @@ pub struct Converted {
     pub jobs: Vec<Job>,
     /// Recorded wait in seconds of each job (same order), if the log has it.
     pub recorded_wait: Vec<Option<i64>>,
+    /// Index in `trace.jobs` of each job (same order), to look up users and accounts.
+    pub source: Vec<usize>,
     /// Trace time of the simulation's 0 (the first included submission).
     pub origin: i64,
     /// Jobs left out, by reason, in a fixed order.
@@ -100,7 +102,7 @@ pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
     let reasons = ["no run time", "no size", "zero GPUs (CPU-only)", "larger than the cluster"];
     let mut left = [0usize; 4];
     let mut kept = Vec::new();
-    for j in &trace.jobs {
+    for (index, j) in trace.jobs.iter().enumerate() {
         let Some(runtime) = j.runtime else {
             left[0] += 1;
             continue;
@@ -124,12 +126,12 @@ pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
             (Estimates::Recorded, Some(req)) if req > 0 => (req as f64 / runtime as f64).clamp(1.0, 1000.0),
             _ => 1.0,
         };
-        kept.push((j.submit, runtime, gpus as u32, factor, j.wait()));
+        kept.push((j.submit, runtime, gpus as u32, factor, j.wait(), index));
     }
     kept.sort_by_key(|k| k.0);
     let origin = kept.first().map_or(0, |k| k.0);
     let mut out = Converted { origin, counted_gpus, ..Converted::default() };
-    for (submit, runtime, gpus, walltime_factor, wait) in kept {
+    for (submit, runtime, gpus, walltime_factor, wait, index) in kept {
         out.jobs.push(Job {
             submit: (submit - origin) as SimTime,
             runtime,
@@ -144,6 +146,7 @@ pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
             kind: Default::default(),
         });
         out.recorded_wait.push(wait);
+        out.source.push(index);
     }
     out.left_out = reasons.iter().zip(left).filter(|(_, n)| *n > 0).map(|(r, n)| (*r, n)).collect();
     out
