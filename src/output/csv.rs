@@ -7,18 +7,32 @@ use crate::experiment::{DailySums, Results, Summaries, wait_bin_edges};
 use crate::metrics::Metric;
 use crate::scenario::Scenario;
 
-fn writer() -> csv::Writer<Vec<u8>> {
-    csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new())
-}
+/// A CSV file built in memory: `\n` line ends, quoting as needed. Writing to memory
+/// cannot fail, so rows are added without a `Result`.
+pub struct CsvBytes(csv::Writer<Vec<u8>>);
 
-fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
-    w.into_inner().expect("writing to memory cannot fail")
+impl CsvBytes {
+    /// A file with this header row.
+    pub fn new<I: IntoIterator<Item = T>, T: AsRef<[u8]>>(header: I) -> CsvBytes {
+        let mut c = CsvBytes(csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new()));
+        c.row(header);
+        c
+    }
+
+    /// Adds a row.
+    pub fn row<I: IntoIterator<Item = T>, T: AsRef<[u8]>>(&mut self, fields: I) {
+        self.0.write_record(fields).expect("writing to memory cannot fail");
+    }
+
+    /// The bytes.
+    pub fn finish(self) -> Vec<u8> {
+        self.0.into_inner().expect("writing to memory cannot fail")
+    }
 }
 
 /// `summary.csv`: policy × metric.
 pub fn summary_csv(s: &Summaries) -> Vec<u8> {
-    let mut w = writer();
-    w.write_record([
+    let mut w = CsvBytes::new([
         "policy",
         "metric",
         "unit",
@@ -28,11 +42,10 @@ pub fn summary_csv(s: &Summaries) -> Vec<u8> {
         "std_dev",
         "replications",
         "unstable_replications",
-    ])
-    .expect("in memory");
+    ]);
     for r in &s.rows {
         let x = &r.summary;
-        w.write_record([
+        w.row([
             r.policy.clone(),
             r.metric.name().into(),
             r.metric.unit().into(),
@@ -42,16 +55,14 @@ pub fn summary_csv(s: &Summaries) -> Vec<u8> {
             num(x.std_dev),
             x.n.to_string(),
             r.unstable_replications.to_string(),
-        ])
-        .expect("in memory");
+        ]);
     }
-    finish(w)
+    w.finish()
 }
 
 /// `paired.csv`: policy − baseline, per metric.
 pub fn paired_csv(s: &Summaries) -> Vec<u8> {
-    let mut w = writer();
-    w.write_record([
+    let mut w = CsvBytes::new([
         "policy",
         "baseline",
         "metric",
@@ -61,11 +72,10 @@ pub fn paired_csv(s: &Summaries) -> Vec<u8> {
         "ci95_high",
         "std_dev",
         "replications",
-    ])
-    .expect("in memory");
+    ]);
     for r in &s.paired {
         let x = &r.summary;
-        w.write_record([
+        w.row([
             r.policy.clone(),
             r.baseline.clone(),
             r.metric.name().into(),
@@ -75,42 +85,46 @@ pub fn paired_csv(s: &Summaries) -> Vec<u8> {
             num(x.high()),
             num(x.std_dev),
             x.n.to_string(),
-        ])
-        .expect("in memory");
+        ]);
     }
-    finish(w)
+    w.finish()
 }
 
 /// `replications.csv`: policy × replication, one column per metric.
 pub fn replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
-    let mut w = writer();
     let mut header = vec!["policy".to_string(), "replication".into(), "seed".into()];
     header.extend(Metric::ALL.iter().map(|m| m.name().to_string()));
     header.push("unstable".into());
-    w.write_record(&header).expect("in memory");
+    let mut w = CsvBytes::new(&header);
     for (p, policy) in scenario.policies.iter().enumerate() {
         let pr = &results.policies[p];
         for (i, &r) in results.replications.iter().enumerate() {
             let mut row = vec![policy.name.clone(), r.to_string(), scenario.seed.to_string()];
             row.extend(pr.values[i].iter().map(|&v| num(v)));
             row.push(pr.unstable[i].to_string());
-            w.write_record(&row).expect("in memory");
+            w.row(&row);
         }
     }
-    finish(w)
+    w.finish()
 }
 
 /// `timeseries.csv`: policy × day, means over replications.
 pub fn timeseries_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
-    let mut w = writer();
-    w.write_record(["policy", "day", "date", "campus_queue_gpus", "campus_busy_gpus", "cloud_busy_gpus", "cost_cny"])
-        .expect("in memory");
+    let mut w = CsvBytes::new([
+        "policy",
+        "day",
+        "date",
+        "campus_queue_gpus",
+        "campus_busy_gpus",
+        "cloud_busy_gpus",
+        "cost_cny",
+    ]);
     let n = results.replications.len();
     let start: Date = scenario.start_date;
     for (p, policy) in scenario.policies.iter().enumerate() {
         let d = &results.policies[p].daily_sum;
         for day in 0..d.campus_queue_gpus.len() {
-            w.write_record([
+            w.row([
                 policy.name.clone(),
                 day.to_string(),
                 start.add_days(day as i64).to_string(),
@@ -118,18 +132,16 @@ pub fn timeseries_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
                 num(DailySums::mean(d.campus_busy_gpus[day], n)),
                 num(DailySums::mean(d.cloud_busy_gpus[day], n)),
                 num(DailySums::mean(d.cost_cny[day], n)),
-            ])
-            .expect("in memory");
+            ]);
         }
     }
-    finish(w)
+    w.finish()
 }
 
 /// `waits.csv`: the distribution of the group's waits per policy, pooled over
 /// replications, as a cumulative share at each bin's upper edge (for CDF charts).
 pub fn waits_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
-    let mut w = writer();
-    w.write_record(["policy", "wait_h_at_most", "jobs", "cumulative_share"]).expect("in memory");
+    let mut w = CsvBytes::new(["policy", "wait_h_at_most", "jobs", "cumulative_share"]);
     let edges = wait_bin_edges();
     for (p, policy) in scenario.policies.iter().enumerate() {
         let hist = &results.policies[p].wait_hist;
@@ -144,8 +156,8 @@ pub fn waits_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
                 continue;
             }
             let share = if total == 0 { f64::NAN } else { acc as f64 / total as f64 };
-            w.write_record([policy.name.clone(), num(*edge), count.to_string(), num(share)]).expect("in memory");
+            w.row([policy.name.clone(), num(*edge), count.to_string(), num(share)]);
         }
     }
-    finish(w)
+    w.finish()
 }

@@ -180,7 +180,6 @@ fn read_rows<T>(path: &Path, parse: impl Fn(&csv::StringRecord) -> Result<T, Str
 /// `sweep.csv`: point × policy × metric, with one column per swept parameter; the
 /// statistics are the points' `summary.csv` fields, verbatim.
 pub fn sweep_csv(sweep: &Sweep, points: &[Vec<csv::StringRecord>]) -> Vec<u8> {
-    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
     let mut header = vec!["point".to_string()];
     header.extend(sweep.params.iter().map(|p| p.key.clone()));
     header.extend(
@@ -197,15 +196,15 @@ pub fn sweep_csv(sweep: &Sweep, points: &[Vec<csv::StringRecord>]) -> Vec<u8> {
         ]
         .map(String::from),
     );
-    w.write_record(&header).expect("in memory");
+    let mut w = out_csv::CsvBytes::new(&header);
     // summary.csv: policy,metric,unit,mean,ci95_low,ci95_high,std_dev,replications,unstable_replications
     for (i, rows) in points.iter().enumerate() {
         for r in rows {
             let mut row = vec![i.to_string()];
             row.extend(sweep.points[i].iter().cloned());
             row.extend([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[7], &r[6], &r[8]].map(String::from));
-            w.write_record(&row).expect("in memory");
+            w.row(&row);
         }
     }
-    w.into_inner().expect("in memory")
+    w.finish()
 }

@@ -1,0 +1,356 @@
+//! Checks of `[[cloud.offers]]` and `[[policies]]`: prices and billing, references
+//! between policies and offers, the keys each policy kind uses, and that every job class
+//! has somewhere to run under every policy.
+
+use super::*;
+
+pub(super) fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
+    let vram_gb = positive(&format!("{key}.vram_gb"), o.vram_gb)?;
+    let speed_cv =
+        within(&format!("{key}.speed.cv"), o.speed.cv, 1e-3, 100.0, "a speed factor relative to the campus GPU")?;
+    let speed_transformer = within(
+        &format!("{key}.speed.transformer"),
+        o.speed.transformer,
+        1e-3,
+        100.0,
+        "a speed factor relative to the campus GPU",
+    )?;
+    let (price_h, price_m, capacity) = match o.billing {
+        BillingMode::Hourly => {
+            if o.price_per_gpu_month_cny.is_some() {
+                return bad(
+                    format!("{key}.price_per_gpu_month_cny"),
+                    "an hourly offer is priced per GPU-hour; use price_per_gpu_hour_cny (or billing = \"monthly\")",
+                );
+            }
+            if o.gpus.is_some() {
+                return bad(
+                    format!("{key}.gpus"),
+                    "gpus is the rented count of a monthly offer; for an hourly offer give capacity_gpus",
+                );
+            }
+            let Some(p) = o.price_per_gpu_hour_cny else {
+                return bad(
+                    format!("{key}.price_per_gpu_hour_cny"),
+                    "missing; an hourly offer needs a price per GPU-hour (0 for free credit)",
+                );
+            };
+            if let Some(0) = o.capacity_gpus {
+                return bad(format!("{key}.capacity_gpus"), "0 is not allowed; omit it for unlimited capacity");
+            }
+            (nonneg(&format!("{key}.price_per_gpu_hour_cny"), p)?, 0.0, o.capacity_gpus)
+        }
+        BillingMode::Monthly => {
+            if o.price_per_gpu_hour_cny.is_some() {
+                return bad(
+                    format!("{key}.price_per_gpu_hour_cny"),
+                    "a monthly offer is priced per GPU-month; use price_per_gpu_month_cny (or billing = \"hourly\")",
+                );
+            }
+            if o.capacity_gpus.is_some() {
+                return bad(
+                    format!("{key}.capacity_gpus"),
+                    "a monthly offer's capacity is its rented gpus; give gpus only",
+                );
+            }
+            let Some(p) = o.price_per_gpu_month_cny else {
+                return bad(
+                    format!("{key}.price_per_gpu_month_cny"),
+                    "missing; a monthly offer needs a price per GPU-month",
+                );
+            };
+            let gpus = match o.gpus {
+                Some(g) if g > 0 && g <= MAX_GPUS => g,
+                Some(g) => return bad(format!("{key}.gpus"), format!("{g} is not allowed; rent 1 to {MAX_GPUS} GPUs")),
+                None => return bad(format!("{key}.gpus"), "missing; say how many GPUs are rented monthly"),
+            };
+            (0.0, nonneg(&format!("{key}.price_per_gpu_month_cny"), p)?, Some(gpus))
+        }
+    };
+    let min_charge = nonneg(&format!("{key}.minimum_charge_minutes"), o.minimum_charge_minutes)?;
+    let interruption_rate_per_hour = finite_at_least(
+        &format!("{key}.interruption_rate_per_hour"),
+        o.interruption_rate_per_hour,
+        0.0,
+        "it must be a finite rate ≥ 0 per hour",
+    )?;
+    let checkpoint_hours = within(
+        &format!("{key}.checkpoint_interval_hours"),
+        o.checkpoint_interval_hours,
+        1.0 / 3600.0,
+        8760.0,
+        "hours between checkpoints",
+    )?;
+    // Each interruption loses up to a checkpoint interval; when interruptions are expected
+    // several times per interval, work almost never completes (the expected run time
+    // grows like e^(rate·interval)).
+    if interruption_rate_per_hour * checkpoint_hours > 3.0 {
+        return bad(
+            format!("{key}.interruption_rate_per_hour"),
+            format!(
+                "{interruption_rate_per_hour} per hour with checkpoints every {checkpoint_hours} h means {:.1} interruptions per checkpoint interval, so jobs would almost never finish; keep rate × interval ≤ 3 (checkpoint more often)",
+                interruption_rate_per_hour * checkpoint_hours
+            ),
+        );
+    }
+    let upload = match o.upload_mb_per_s {
+        None => None,
+        Some(b) => Some(within(&format!("{key}.upload_mb_per_s"), b, 1e-3, 1e7, "a bandwidth in MB/s")?),
+    };
+    Ok(Offer {
+        name: o.name.clone(),
+        gpu_type: o.gpu_type.clone(),
+        vram_gb,
+        speed_cv,
+        speed_transformer,
+        billing: o.billing,
+        price_per_gpu_hour_cny: price_h,
+        price_per_gpu_month_cny: price_m,
+        capacity,
+        granularity: match o.granularity {
+            Granularity::Second => 1,
+            Granularity::Minute => MINUTE,
+            Granularity::Hour => HOUR,
+        },
+        minimum_charge: (min_charge * MINUTE as f64).round() as SimTime,
+        startup_minutes: sampler(
+            &format!("{key}.startup_delay_minutes"),
+            &o.startup_delay_minutes,
+            0.0,
+            f64::INFINITY,
+            "delays must be ≥ 0 minutes",
+        )?,
+        upload_mb_per_s: upload,
+        upload_billed: o.upload_billed,
+        storage_price_per_gb_day_cny: nonneg(
+            &format!("{key}.storage_price_per_gb_day_cny"),
+            o.storage_price_per_gb_day_cny,
+        )?,
+        free_storage_gb: nonneg(&format!("{key}.free_storage_gb"), o.free_storage_gb)?,
+        retention: (within(&format!("{key}.retention_days"), o.retention_days, 0.0, 3650.0, "days of retention")?
+            * DAY as f64)
+            .round() as SimTime,
+        interruption_rate_per_hour,
+        checkpoint_interval: hours_to_secs(checkpoint_hours, 1),
+        io_slowdown: within(
+            &format!("{key}.io_slowdown"),
+            o.io_slowdown,
+            1.0,
+            100.0,
+            "a runtime stretch from slow storage (slow storage can only stretch runtimes)",
+        )?,
+    })
+}
+
+fn offer_ref(key: &str, name: &str, offers: &[Offer]) -> Result<usize> {
+    offers.iter().position(|o| o.name == name).ok_or_else(|| Invalid {
+        key: key.to_string(),
+        message: format!(
+            "no offer is named '{name}'; the offers are: {}",
+            names(offers.iter().map(|o| o.name.as_str()))
+        ),
+    })
+}
+
+pub(super) fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offer]) -> Result<Policy> {
+    use PolicyKind::*;
+    let kind_name = toml::Value::try_from(p.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    let unused = |field: &str| -> Result<()> {
+        bad(format!("{key}.{field}"), format!("not used by a policy of kind '{kind_name}'; remove it"))
+    };
+    let needs = |field: &str, what: &str| Invalid {
+        key: format!("{key}.{field}"),
+        message: format!("missing; a policy of kind '{kind_name}' needs {what}"),
+    };
+
+    let wants_offers = !matches!(p.kind, CampusOnly);
+    let wants_threshold =
+        matches!(p.kind, OverflowPredicted | OverflowTimeout | ReservedFirst | BySize | DeadlineAware | GuideHybrid);
+    if !wants_offers && !p.offers.is_empty() {
+        unused("offers")?;
+    }
+    if !wants_threshold && p.threshold_hours.is_some() {
+        unused("threshold_hours")?;
+    }
+    if p.kind != ReservedFirst && p.reserved_offer.is_some() {
+        unused("reserved_offer")?;
+    }
+    if p.kind != BySize && !p.rules.is_empty() {
+        unused("rules")?;
+    }
+    if p.kind != GuideHybrid {
+        if p.debug_offer.is_some() {
+            unused("debug_offer")?;
+        }
+        if p.debug_hours.is_some() {
+            unused("debug_hours")?;
+        }
+        if !p.main_classes.is_empty() {
+            unused("main_classes")?;
+        }
+    }
+    let offer_ids = p
+        .offers
+        .iter()
+        .enumerate()
+        .map(|(i, n)| offer_ref(&format!("{key}.offers[{i}]"), n, offers))
+        .collect::<Result<Vec<_>>>()?;
+    if matches!(p.kind, CloudOnly | OverflowPredicted | OverflowTimeout | DeadlineAware | GuideHybrid)
+        && offer_ids.is_empty()
+    {
+        return Err(needs("offers", "at least one cloud offer, e.g. offers = [\"a800-hourly\"]"));
+    }
+    let threshold = match p.threshold_hours {
+        None => {
+            if matches!(p.kind, OverflowPredicted | OverflowTimeout) {
+                return Err(needs("threshold_hours", "a threshold in hours (inf = never overflow)"));
+            }
+            None
+        }
+        Some(h) if h.is_infinite() && h > 0.0 => None,
+        Some(h) => Some(hours_to_secs(nonneg(&format!("{key}.threshold_hours"), h)?, 0)),
+    };
+    if p.threshold_hours.is_some() && offer_ids.is_empty() {
+        return Err(needs("offers", "offers to overflow to when threshold_hours is given"));
+    }
+    let reserved = match (&p.reserved_offer, p.kind) {
+        (Some(n), _) => {
+            let i = offer_ref(&format!("{key}.reserved_offer"), n, offers)?;
+            if offers[i].billing != BillingMode::Monthly {
+                return bad(
+                    format!("{key}.reserved_offer"),
+                    format!("'{n}' is billed hourly; reserved-first needs a monthly offer"),
+                );
+            }
+            Some(i)
+        }
+        (None, ReservedFirst) => return Err(needs("reserved_offer", "the monthly offer whose GPUs take jobs first")),
+        (None, _) => None,
+    };
+    let mut rules = Vec::new();
+    for (i, r) in p.rules.iter().enumerate() {
+        let k = format!("{key}.rules[{i}]");
+        let target = if r.target == "campus" {
+            Target::Campus
+        } else {
+            Target::Offer(offer_ref(&format!("{k}.target"), &r.target, offers)?)
+        };
+        rules.push(Rule {
+            max_vram_gb: match r.max_vram_gb {
+                Some(v) => nonneg(&format!("{k}.max_vram_gb"), v)?,
+                None => f64::INFINITY,
+            },
+            max_gpus: r.max_gpus.unwrap_or(u32::MAX),
+            target,
+        });
+    }
+    if p.kind == BySize && rules.is_empty() {
+        return Err(needs(
+            "rules",
+            "routing rules, e.g. rules = [{ max_vram_gb = 24, max_gpus = 1, target = \"campus\" }, { target = \"a800-hourly\" }]",
+        ));
+    }
+    let (debug_offer, debug_hours, main_class) = if p.kind == GuideHybrid {
+        let Some(d) = &p.debug_offer else {
+            return Err(needs("debug_offer", "the cheap offer used to debug while the job queues"));
+        };
+        let Some(h) = &p.debug_hours else { return Err(needs("debug_hours", "how long debugging takes, in hours")) };
+        if p.main_classes.is_empty() {
+            return Err(needs("main_classes", "the names of the job classes treated as main runs"));
+        }
+        let mut main = vec![false; raw.workload.classes.len()];
+        for (i, name) in p.main_classes.iter().enumerate() {
+            let Some(c) = raw.workload.classes.iter().position(|c| &c.name == name) else {
+                return bad(
+                    format!("{key}.main_classes[{i}]"),
+                    format!(
+                        "no job class is named '{name}'; the classes are: {}",
+                        names(raw.workload.classes.iter().map(|c| c.name.as_str()))
+                    ),
+                );
+            };
+            main[c] = true;
+        }
+        (
+            Some(offer_ref(&format!("{key}.debug_offer"), d, offers)?),
+            Some(sampler(&format!("{key}.debug_hours"), h, 0.0, f64::INFINITY, "debugging takes ≥ 0 hours")?),
+            main,
+        )
+    } else {
+        (None, None, vec![false; raw.workload.classes.len()])
+    };
+    let budget = match &p.budget {
+        None => None,
+        Some(b) => {
+            let cap_cny = nonneg(&format!("{key}.budget.cap_cny"), b.cap_cny)?;
+            let mut alerts = b.alerts.clone();
+            for (i, a) in alerts.iter().enumerate() {
+                if !(a.is_finite() && *a > 0.0) {
+                    return bad(
+                        format!("{key}.budget.alerts[{i}]"),
+                        format!("{a} is not allowed; alerts are positive fractions of the cap, e.g. 0.8"),
+                    );
+                }
+            }
+            alerts.sort_by(f64::total_cmp);
+            alerts.dedup();
+            Some(Budget { cap_cny, period: b.period, alerts })
+        }
+    };
+    Ok(Policy {
+        name: p.name.clone(),
+        kind: p.kind,
+        offers: offer_ids,
+        threshold,
+        reserved,
+        rules,
+        debug_offer,
+        debug_hours,
+        main_class,
+        when_full: p.when_cloud_full,
+        budget,
+    })
+}
+
+/// The largest job of a class must fit at least one place the policy may send it.
+pub(super) fn check_every_class_can_run(
+    key: &str,
+    p: &Policy,
+    classes: &[JobClass],
+    raw: &[RawJobClass],
+    campus: &Campus,
+    offers: &[Offer],
+) -> Result<()> {
+    for (ci, c) in classes.iter().enumerate() {
+        let gpus = c.gpus.support().1;
+        let vram = c.vram_gb.support().1;
+        let campus_fits = gpus <= campus.gpus as f64
+            && gpus <= campus.group_gpu_limit.unwrap_or(u32::MAX) as f64
+            && vram <= campus.vram_gb;
+        let offer_fits = |o: usize| gpus <= offers[o].capacity.unwrap_or(u32::MAX) as f64 && vram <= offers[o].vram_gb;
+        let places = crate::policy::places(p);
+        let ok = places.iter().any(|t| match t {
+            Target::Campus => campus_fits,
+            Target::Offer(o) => offer_fits(*o),
+        });
+        if !ok {
+            let where_ = names(places.iter().map(|t| match t {
+                Target::Campus => "campus",
+                Target::Offer(o) => offers[*o].name.as_str(),
+            }));
+            return bad(
+                format!("workload.classes[{ci}]"),
+                format!(
+                    "class '{}' needs up to {gpus} GPUs with {vram} GB each, which no place policy '{}' ({key}) may use can serve ({where_}); \
+                     campus has {} GPUs of {} GB{}, so shrink the class, raise the limits, or add an offer that fits",
+                    raw[ci].name,
+                    p.name,
+                    campus.gpus,
+                    campus.vram_gb,
+                    campus.group_gpu_limit.map(|l| format!(" and a group limit of {l}")).unwrap_or_default()
+                ),
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! Reading `[background.trace]` once, when the scenario is checked: the log, its
+//! conversion to jobs, the group's own jobs in it, time shift and load scale.
+
+use super::*;
+
+/// Reads and converts `[background.trace]` once. The path becomes absolute in the
+/// resolved scenario, so `run.toml` and shard folders can be run from anywhere.
+pub(super) fn trace_source(
+    t: &mut RawTrace,
+    base: &std::path::Path,
+    campus: &RawCampus,
+    sim: &RawSimulation,
+) -> Result<crate::workload::TraceSource> {
+    use crate::trace::{self, Format, ReadOptions, bootstrap, replay};
+    let key = "background.trace";
+    let path = base.join(&t.path);
+    let format = match &t.format {
+        None => None,
+        Some(f) => Some(Format::parse(f).ok_or_else(|| Invalid {
+            key: format!("{key}.format"),
+            message: format!("'{f}' is not allowed; use \"swf\", \"sacct\" or \"csv\" (or leave it out to detect it)"),
+        })?),
+    };
+    let mapping = match &t.mapping {
+        None => None,
+        Some(toml::Value::String(name)) => Some(trace::CsvMapping::preset(name).ok_or_else(|| Invalid {
+            key: format!("{key}.mapping"),
+            message: format!("no preset is named '{name}'; use \"alibaba-openb-2023\", \"alibaba-dlrm-2025\" or a table of column names"),
+        })?),
+        Some(v) => Some(trace::CsvMapping::deserialize(v.clone()).map_err(|e| Invalid {
+            key: format!("{key}.mapping"),
+            message: e.to_string().trim_end().to_string(),
+        })?),
+    };
+    let procs_per_gpu = within(&format!("{key}.procs_per_gpu"), t.procs_per_gpu, 1e-3, 1e6, "processors per GPU")?;
+    let bytes = std::fs::read(&path).map_err(|e| Invalid {
+        key: format!("{key}.path"),
+        message: format!("could not read '{}': {e} (paths are relative to the scenario file)", path.display()),
+    })?;
+    let content_hash =
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
+    let log = trace::read_bytes(&bytes, &path.display().to_string(), &ReadOptions { strict: false, format, mapping })
+        .map_err(|e| Invalid { key: format!("{key}.path"), message: e.to_string() })?;
+    let gpus = match (campus.gpus, campus.nodes, campus.gpus_per_node) {
+        (Some(g), _, _) => g,
+        (None, Some(n), Some(p)) => n.saturating_mul(p),
+        _ => u32::MAX,
+    };
+    let mut options = replay::ReplayOptions::new(gpus);
+    options.units = match t.units {
+        TraceUnits::Auto => replay::Units::Auto,
+        TraceUnits::Procs => replay::Units::Procs,
+        TraceUnits::Gpus => replay::Units::Gpus,
+    };
+    options.procs_per_gpu = procs_per_gpu;
+    let mut converted = replay::to_jobs(&log, &options);
+    let scale =
+        within(&format!("{key}.scale"), t.scale, 0.0, 100.0, "a load scale (0.5 keeps half the jobs, 2 doubles them)")?;
+    let skip_days = within(&format!("{key}.skip_days"), t.skip_days, 0.0, 36500.0, "days of the log to skip")?;
+    if skip_days > 0.0 {
+        if t.mode != TraceMode::Replay {
+            return bad(
+                format!("{key}.skip_days"),
+                "only a replay can skip days; a bootstrap draws from the whole log",
+            );
+        }
+        let skip = (skip_days * DAY as f64).round() as SimTime;
+        let keep: Vec<usize> = (0..converted.jobs.len()).filter(|&i| converted.jobs[i].submit >= skip).collect();
+        converted.jobs = keep
+            .iter()
+            .map(|&i| Job { submit: converted.jobs[i].submit - skip, ..converted.jobs[i].clone() })
+            .collect();
+        converted.source = keep.iter().map(|&i| converted.source[i]).collect();
+        converted.origin += skip as i64;
+    }
+    // The group's own jobs in the log: marked by user or account, if the campus can run
+    // them for the group (larger ones stay with the other groups).
+    let limit = campus.group_gpu_limit.unwrap_or(u32::MAX);
+    let mut marked = 0usize;
+    if t.group_user.is_some() || t.group_account.is_some() {
+        for (job, &src) in converted.jobs.iter_mut().zip(&converted.source) {
+            let tj = &log.jobs[src];
+            let hit = t.group_user.as_deref().is_some_and(|u| tj.user.as_deref() == Some(u))
+                || t.group_account.as_deref().is_some_and(|a| tj.group.as_deref() == Some(a));
+            if hit && job.gpus <= limit {
+                job.group = true;
+                job.class = u16::MAX;
+                marked += 1;
+            }
+        }
+        if marked == 0 {
+            return bad(
+                format!("{key}.group_user"),
+                format!(
+                    "no job of the log belongs to {} (or every one needs more than the group limit of {limit} GPUs)",
+                    t.group_user
+                        .as_deref()
+                        .map(|u| format!("user '{u}'"))
+                        .or(t.group_account.as_deref().map(|a| format!("account '{a}'")))
+                        .unwrap_or_default()
+                ),
+            );
+        }
+    }
+    if converted.jobs.is_empty() {
+        return bad(
+            format!("{key}.path"),
+            format!("'{}' has no usable jobs ({} rows read)", path.display(), log.jobs.len()),
+        );
+    }
+    let extent = converted.jobs.last().map_or(1, |j| j.submit + 1);
+    let block = match t.block {
+        TraceBlock::Day => bootstrap::Block::Day,
+        TraceBlock::Week => bootstrap::Block::Week,
+    };
+    if t.mode == TraceMode::Bootstrap && extent < block.seconds() * 2 {
+        return bad(
+            format!("{key}.block"),
+            format!(
+                "the log spans {:.1} days: too short to resample whole {}s; use block = \"day\" or mode = \"replay\"",
+                extent as f64 / 86_400.0,
+                if block == bootstrap::Block::Week { "week" } else { "day" }
+            ),
+        );
+    }
+    let weekday = Date::parse(&sim.start_date).map_or(0, |d| (d.to_days() + 3).rem_euclid(7) as u8);
+    let phase =
+        log.info.local_time(converted.origin).map_or(0, |origin| bootstrap::aligned_phase(origin, block, weekday));
+    // Record the path absolute so the resolved scenario runs from anywhere.
+    t.path = std::fs::canonicalize(&path).unwrap_or(path).display().to_string();
+    Ok(crate::workload::TraceSource { jobs: converted.jobs, extent, phase, mode: t.mode, block, content_hash, scale })
+}
