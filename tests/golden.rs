@@ -1,0 +1,50 @@
+//! Golden outputs: the shipped default scenario and the tiny fixture must keep producing
+//! exactly these bytes. A deliberate change of behaviour (a new default, a model fix)
+//! updates them with `BURSTSIM_UPDATE_GOLDEN=1 cargo test --test golden`, and the diff is
+//! reviewed in the commit; an accidental one fails here.
+
+use burstsim::experiment::{self, Summaries};
+use burstsim::output::csv as out_csv;
+use burstsim::scenario::Scenario;
+
+fn check(name: &str, bytes: &[u8]) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("BURSTSIM_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, bytes).unwrap();
+        return;
+    }
+    let expected = std::fs::read(&path)
+        .unwrap_or_else(|_| panic!("{} is missing: run with BURSTSIM_UPDATE_GOLDEN=1", path.display()));
+    if expected != bytes {
+        let (e, a) = (String::from_utf8_lossy(&expected), String::from_utf8_lossy(bytes));
+        let first = e.lines().zip(a.lines()).position(|(x, y)| x != y);
+        panic!(
+            "{name} differs from the golden file{}\n--- expected\n{}\n--- actual\n{}",
+            first.map(|l| format!(" at line {}", l + 1)).unwrap_or_default(),
+            first.and_then(|l| e.lines().nth(l)).unwrap_or(""),
+            first.and_then(|l| a.lines().nth(l)).unwrap_or("")
+        );
+    }
+}
+
+fn run(scn: &Scenario) -> (Vec<u8>, Vec<u8>) {
+    let (r, _) = experiment::run(scn, None, &|| {});
+    let s = Summaries::new(scn, &r);
+    (out_csv::summary_csv(&s), out_csv::replications_csv(scn, &r))
+}
+
+#[test]
+fn the_default_scenario_gives_its_golden_summary() {
+    let scn = Scenario::embedded_default().with_overrides(None, Some(2));
+    let (summary, reps) = run(&scn);
+    check("default-2.summary.csv", &summary);
+    check("default-2.replications.csv", &reps);
+}
+
+#[test]
+fn the_tiny_fixture_gives_its_golden_summary_under_every_policy() {
+    let scn = Scenario::load(std::path::Path::new("tests/fixtures/tiny.toml")).unwrap();
+    let (summary, reps) = run(&scn);
+    check("tiny.summary.csv", &summary);
+    check("tiny.replications.csv", &reps);
+}
