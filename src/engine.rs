@@ -266,7 +266,7 @@ impl<'a, O: Observer> World<'a, O> {
     fn arrive(&mut self, j: u32) {
         let job = &self.jobs[j as usize];
         if !job.group {
-            self.to_campus(j);
+            self.enqueue_campus(j);
             return;
         }
         if job.submit >= self.scn.warmup {
@@ -288,7 +288,7 @@ impl<'a, O: Observer> World<'a, O> {
     }
 
     /// Puts a job in the campus queue.
-    pub(crate) fn to_campus(&mut self, j: u32) {
+    pub(crate) fn enqueue_campus(&mut self, j: u32) {
         let job = &self.jobs[j as usize];
         debug_assert!(job.gpus <= self.cluster.total(), "invariant: routing never sends a job larger than the cluster");
         let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
@@ -347,7 +347,7 @@ impl<'a, O: Observer> World<'a, O> {
             if job.group && job.submit >= self.scn.warmup {
                 self.tally.resubmits += 1;
             }
-            self.to_campus(j);
+            self.enqueue_campus(j);
         }
     }
 
@@ -394,7 +394,7 @@ impl<'a, O: Observer> World<'a, O> {
             if let Some((p, c)) = committed {
                 self.budget.release(p, c);
             }
-            self.to_campus(j);
+            self.enqueue_campus(j);
         } else {
             self.st[j as usize].status = Status::CloudQueued;
             self.offers[offer].waiting.push_back(j);

@@ -98,7 +98,7 @@ impl<O: Observer> World<'_, O> {
             PolicyKind::GuideHybrid => {
                 let class = self.jobs[j as usize].class as usize;
                 if p.main_class.get(class).copied().unwrap_or(false) && self.fits_campus(j) {
-                    self.to_campus(j);
+                    self.enqueue_campus(j);
                     self.start_debugging(j);
                 } else {
                     self.campus_with_timeout(j);
@@ -139,7 +139,7 @@ impl<O: Observer> World<'_, O> {
         if let Some((o, c)) = self.choose_offer(j, list) {
             self.send_to_cloud(j, o, c);
         } else if self.fits_campus(j) {
-            self.to_campus(j);
+            self.enqueue_campus(j);
         } else {
             self.forced_cloud(j, list);
         }
@@ -147,7 +147,7 @@ impl<O: Observer> World<'_, O> {
 
     fn campus_else_cloud(&mut self, j: u32) {
         if self.fits_campus(j) {
-            self.to_campus(j);
+            self.enqueue_campus(j);
         } else {
             let list = self.policy.offers.clone();
             self.cloud_else_campus(j, &list);
@@ -179,7 +179,7 @@ impl<O: Observer> World<'_, O> {
                 let list = self.policy.offers.clone();
                 self.cloud_else_campus(j, &list);
             }
-            _ => self.to_campus(j),
+            _ => self.enqueue_campus(j),
         }
     }
 
@@ -188,7 +188,7 @@ impl<O: Observer> World<'_, O> {
             let list = self.policy.offers.clone();
             return self.cloud_else_campus(j, &list);
         }
-        self.to_campus(j);
+        self.enqueue_campus(j);
         if let Some(t) = self.policy.threshold {
             self.events.push(self.now + t, Event::Timeout(j));
         }
@@ -235,11 +235,11 @@ impl<O: Observer> World<'_, O> {
 
     /// `guide-hybrid`: debugging ended; if the campus has not started the job, move it.
     pub(crate) fn on_debug_done(&mut self, j: u32) {
-        if let Some(s) = self.debug.remove(&j) {
-            if s.occupied {
-                self.occupy_debug(s.offer, false);
-                self.charge_debug(j, s.cost);
-            }
+        if let Some(s) = self.debug.remove(&j)
+            && s.occupied
+        {
+            self.occupy_debug(s.offer, false);
+            self.charge_debug(j, s.cost);
         }
         self.withdraw_to_cloud(j);
     }

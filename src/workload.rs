@@ -149,22 +149,14 @@ impl JobStream {
         for (i, class) in scenario.group.iter().enumerate() {
             generate_class(&mut jobs, class, i, true, &scenario.group_calendar, scenario.horizon, &mut group_rng);
         }
-        jobs.sort_by_key(|j| j.submit); // stable: keeps the documented tie order
-        let mut ordinal = 0;
-        for j in jobs.iter_mut().filter(|j| j.group) {
-            j.ordinal = ordinal;
-            ordinal += 1;
-        }
-        JobStream { jobs }
+        JobStream::from_jobs(jobs)
     }
 
     /// Builds a stream from jobs given in code (tests, traces); sorts them stably.
     pub fn from_jobs(mut jobs: Vec<Job>) -> JobStream {
-        jobs.sort_by_key(|j| j.submit);
-        let mut ordinal = 0;
-        for j in jobs.iter_mut().filter(|j| j.group) {
-            j.ordinal = ordinal;
-            ordinal += 1;
+        jobs.sort_by_key(|j| j.submit); // stable: keeps the documented tie order
+        for (ordinal, j) in jobs.iter_mut().filter(|j| j.group).enumerate() {
+            j.ordinal = ordinal as u32;
         }
         JobStream { jobs }
     }

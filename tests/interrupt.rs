@@ -18,7 +18,7 @@ fn signal(child: &std::process::Child, sig: &str) {
 fn ctrl_c_during_a_run_writes_the_finished_replications_and_exits_130() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let mut child = burstsim()
+    let child = burstsim()
         .args(["run", "tests/fixtures/tiny.toml", "-n", "400", "--threads", "1", "--out"])
         .arg(&out)
         .stdout(Stdio::null())
@@ -58,8 +58,7 @@ fn sigterm_during_a_sweep_keeps_finished_points_and_resume_completes_it() {
     let whole = dir.path().join("whole");
     assert!(burstsim().args(args).arg("--quiet").arg("--out").arg(&whole).status().unwrap().success());
     let part = dir.path().join("part");
-    let mut child =
-        burstsim().args(args).arg("--quiet").arg("--out").arg(&part).stderr(Stdio::piped()).spawn().unwrap();
+    let child = burstsim().args(args).arg("--quiet").arg("--out").arg(&part).stderr(Stdio::piped()).spawn().unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     signal(&child, "-TERM");
     let res = child.wait_with_output().unwrap();

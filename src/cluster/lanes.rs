@@ -244,11 +244,11 @@ mod tests {
                 all.push((seq, job, true));
             }
             for _ in 0..rng.random_range(0..100) {
-                if let Some(s) = lanes.front() {
-                    if rng.random::<bool>() {
-                        lanes.remove(s);
-                        all.iter_mut().find(|e| e.0 == s.seq).unwrap().2 = false;
-                    }
+                if let Some(s) = lanes.front()
+                    && rng.random::<bool>()
+                {
+                    lanes.remove(s);
+                    all.iter_mut().find(|e| e.0 == s.seq).unwrap().2 = false;
                 }
                 let k = rng.random_range(0..all.len());
                 if all[k].2 && lanes.remove_job(all[k].1.job, all[k].1.gpus) {

@@ -107,7 +107,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
     let sim = &raw.simulation;
     let start_date = date("simulation.start_date", &sim.start_date)?;
     let horizon_days = sim.horizon_days;
-    if !(horizon_days >= 1.0 / 24.0 && horizon_days <= MAX_HORIZON_DAYS) {
+    if !(1.0 / 24.0..=MAX_HORIZON_DAYS).contains(&horizon_days) {
         return bad(
             "simulation.horizon_days",
             format!(
@@ -128,13 +128,13 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             "0 is not allowed; run at least 1 replication (5 or more for a meaningful confidence interval)",
         );
     }
-    if let Some(t) = sim.ci_target {
-        if !(t.is_finite() && t > 0.0 && t < 1.0) {
-            return bad(
-                "simulation.ci_target",
-                format!("{t} is not allowed; give a relative half-width between 0 and 1, e.g. 0.05"),
-            );
-        }
+    if let Some(t) = sim.ci_target
+        && !(t.is_finite() && t > 0.0 && t < 1.0)
+    {
+        return bad(
+            "simulation.ci_target",
+            format!("{t} is not allowed; give a relative half-width between 0 and 1, e.g. 0.05"),
+        );
     }
     let max_replications = sim.max_replications.unwrap_or(sim.replications.max(1000));
     if max_replications < sim.replications {
@@ -309,7 +309,7 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
 fn campus(c: &RawCampus, start: Date, horizon: SimTime) -> Result<Campus> {
     let gpus = match (c.gpus, c.nodes, c.gpus_per_node) {
         (Some(g), None, None) => g,
-        (None, Some(n), Some(p)) => n.checked_mul(p).unwrap_or(u32::MAX),
+        (None, Some(n), Some(p)) => n.saturating_mul(p),
         (Some(g), Some(n), Some(p)) if n.checked_mul(p) == Some(g) => g,
         (Some(_), Some(_), Some(_)) => {
             return bad("campus.gpus", "gpus does not equal nodes × gpus_per_node; give one or the other");

@@ -103,10 +103,10 @@ fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
 }
 
 fn run(a: RunArgs) -> Result<ExitCode> {
-    if let Some(t) = a.ci_target {
-        if !(t.is_finite() && t > 0.0 && t < 1.0) {
-            bail!(UsageError(format!("--ci-target {t} is not allowed; give a fraction between 0 and 1, e.g. 0.02")));
-        }
+    if let Some(t) = a.ci_target
+        && !(t.is_finite() && t > 0.0 && t < 1.0)
+    {
+        bail!(UsageError(format!("--ci-target {t} is not allowed; give a fraction between 0 and 1, e.g. 0.02")));
     }
     if a.replications == Some(0) {
         bail!(UsageError("--replications 0 is not allowed; run at least 1 (20 or more for useful intervals)".into()));
