@@ -122,7 +122,16 @@ proptest! {
             Ok(scn) => {
                 // A scenario that loads must also simulate without panicking (small ones:
                 // the fuzzer's budget is seconds, not minutes).
-                let expected: f64 = scn.group.iter().chain(&scn.background).map(|c| c.rate_per_sec).sum::<f64>() * scn.horizon as f64 * 2.0;
+                // Bounded by the peak season multiplier, so a mutated multiplier cannot turn one
+                // case into millions of jobs.
+                let peak = scn
+                    .background_calendar
+                    .max_multiplier(scn.horizon)
+                    .max(scn.group_calendar.max_multiplier(scn.horizon))
+                    .max(1.0);
+                let expected: f64 = scn.group.iter().chain(&scn.background).map(|c| c.rate_per_sec).sum::<f64>()
+                    * scn.horizon as f64
+                    * peak;
                 if expected < 20_000.0 {
                     let jobs = burstsim::workload::JobStream::generate(&scn, 0);
                     for p in 0..scn.policies.len() {
