@@ -522,7 +522,14 @@ impl Cluster {
     /// their walltime requests, waiting jobs start in queue order, and no job overlaps a
     /// maintenance window. Backfilling and holds by the group limit are ignored, so this is
     /// a planning estimate.
-    pub fn predict_start(&self, now: SimTime, gpus: u32, walltime: SimTime) -> SimTime {
+    ///
+    /// Callers only compare the prediction with a limit, so the walk through the queue
+    /// stops as soon as the start is known to fall after `limit`: the result is exact when
+    /// it is ≤ `limit` and otherwise some time after `limit`. Under overload (a queue of
+    /// thousands) this makes a prediction cost the jobs ahead up to the limit, not the
+    /// whole queue; the queue is walked in submission order by merging the per-size lanes,
+    /// without sorting it (O(log L) per job for L lanes).
+    pub fn predict_start(&self, now: SimTime, gpus: u32, walltime: SimTime, limit: SimTime) -> SimTime {
         debug_assert!(self.track_running, "invariant: predictions need the running jobs' ends");
         let mut ends: BinaryHeap<Reverse<(SimTime, u32)>> =
             self.running.iter().map(|&(e, _, g)| Reverse((e, g))).collect();
@@ -558,18 +565,40 @@ impl Cluster {
             ends.push(Reverse((start.saturating_add(w), g)));
             start
         };
-        let mut waiting: Vec<(u64, u32, SimTime)> = self
+        let group = self.group.entries.iter().filter(|e| e.alive).map(|e| (e.seq, e.q.gpus, e.q.walltime));
+        let lanes: Vec<Box<dyn Iterator<Item = Ahead> + '_>> = self
             .background
-            .iter()
-            .map(|(seq, q)| (seq, q.gpus, q.walltime))
-            .chain(self.group.entries.iter().filter(|e| e.alive).map(|e| (e.seq, e.q.gpus, e.q.walltime)))
+            .lanes_in_order()
+            .map(|l| Box::new(l) as Box<dyn Iterator<Item = _>>)
+            .chain(std::iter::once(Box::new(group) as Box<dyn Iterator<Item = _>>))
             .collect();
-        waiting.sort_unstable();
-        for (_, g, w) in waiting {
-            place(g, w, &mut ends);
+        for (_, g, w) in merge_by_seq(lanes) {
+            // Every later job starts no earlier than this one (starts only move forward).
+            let start = place(g, w, &mut ends);
+            if start > limit {
+                return start;
+            }
         }
         place(gpus, walltime, &mut ends)
     }
+}
+
+/// A waiting job as the prediction sees it: `(submission sequence, GPUs, walltime)`.
+type Ahead = (u64, u32, SimTime);
+
+/// Merges streams that are each sorted by their first field into one sorted stream,
+/// keeping a heap of the streams' heads.
+fn merge_by_seq<'a>(mut streams: Vec<Box<dyn Iterator<Item = Ahead> + 'a>>) -> impl Iterator<Item = Ahead> + 'a {
+    let mut heads: BinaryHeap<Reverse<(Ahead, usize)>> =
+        streams.iter_mut().enumerate().filter_map(|(i, s)| s.next().map(|x| Reverse((x, i)))).collect();
+    std::iter::from_fn(move || {
+        let Reverse((item, i)) = heads.pop()?;
+        if let Some(next) = streams[i].next() {
+            debug_assert!(next.0 > item.0, "invariant: each stream is in submission order");
+            heads.push(Reverse((next, i)));
+        }
+        Some(item)
+    })
 }
 
 #[cfg(test)]
@@ -670,7 +699,27 @@ mod tests {
         c.enqueue(q(1, 2, 50, false));
         c.schedule(0, &mut s);
         // Job 1 starts at 100 (on 2 GPUs); a 3-GPU job needs job 1's GPUs back: 150.
-        assert_eq!(c.predict_start(10, 3, 10), 150);
-        assert_eq!(c.predict_start(10, 2, 10), 100);
+        assert_eq!(c.predict_start(10, 3, 10, SimTime::MAX), 150);
+        assert_eq!(c.predict_start(10, 2, 10, SimTime::MAX), 100);
+        // With a limit the answer is exact at or below it, and only "after the limit" above.
+        assert_eq!(c.predict_start(10, 3, 10, 150), 150);
+        assert!(c.predict_start(10, 3, 10, 99) > 99);
+    }
+
+    #[test]
+    fn predictions_walk_background_and_group_jobs_in_submission_order() {
+        // Two GPUs, busy until 5. Queued in this order, across two background lanes and
+        // the group queue: bg 2 GPUs × 100 s, bg 1 × 10, group 2 × 50, bg 1 × 1000. In
+        // submission order they start at 5, 105, 115 and 165; a new 2-GPU job at 1165.
+        let mut c = Cluster::new(&campus(2, SchedulerKind::Fcfs));
+        let mut s = Vec::new();
+        c.enqueue(q(0, 2, 5, false));
+        c.schedule(0, &mut s);
+        c.enqueue(q(1, 2, 100, false));
+        c.enqueue(q(2, 1, 10, false));
+        c.enqueue(q(3, 2, 50, true));
+        c.enqueue(q(4, 1, 1000, false));
+        assert_eq!(c.predict_start(0, 2, 1, SimTime::MAX), 1165);
+        assert!(c.predict_start(0, 2, 1, 200) > 200);
     }
 }

@@ -296,10 +296,10 @@ impl<'a, O: Observer> World<'a, O> {
         self.cluster.enqueue(q);
     }
 
-    /// Predicted campus wait of a group job submitted now.
-    pub(crate) fn predicted_wait(&self, j: u32) -> SimTime {
-        let start = self.cluster.predict_start(self.now, self.jobs[j as usize].gpus, self.walltime_request(j));
-        start - self.now
+    /// Whether a group job submitted now is predicted to start on campus after `limit`
+    /// (see [`Cluster::predict_start`]).
+    pub(crate) fn predicted_start_after(&self, j: u32, limit: SimTime) -> bool {
+        self.cluster.predict_start(self.now, self.jobs[j as usize].gpus, self.walltime_request(j), limit) > limit
     }
 
     fn schedule_campus(&mut self) {

@@ -90,9 +90,13 @@ impl<O: Observer> World<'_, O> {
             }
             PolicyKind::DeadlineAware => {
                 let job = &self.jobs[j as usize];
+                // Late when the predicted start plus the walltime request passes the deadline.
                 let late = job.deadline != NO_DEADLINE
                     && (!self.fits_campus(j)
-                        || self.now + self.predicted_wait(j) + self.walltime_request(j) > job.deadline);
+                        || job
+                            .deadline
+                            .checked_sub(self.walltime_request(j))
+                            .is_none_or(|latest_start| self.predicted_start_after(j, latest_start)));
                 if late { self.cloud_else_campus(j, &p.offers) } else { self.overflow_predicted(j) }
             }
             PolicyKind::GuideHybrid => {
@@ -175,7 +179,10 @@ impl<O: Observer> World<'_, O> {
             return self.cloud_else_campus(j, &list);
         }
         match self.policy.threshold {
-            Some(threshold) if !self.policy.offers.is_empty() && self.predicted_wait(j) > threshold => {
+            Some(threshold)
+                if !self.policy.offers.is_empty()
+                    && self.predicted_start_after(j, self.now.saturating_add(threshold)) =>
+            {
                 let list = self.policy.offers.clone();
                 self.cloud_else_campus(j, &list);
             }

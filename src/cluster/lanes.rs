@@ -204,6 +204,14 @@ impl SizeLanes {
             .flat_map(|l| (l.head..l.jobs.len()).filter(|&i| l.alive[i]).map(move |i| (l.seqs[i], &l.jobs[i])))
     }
 
+    /// Each lane's waiting jobs as `(seq, gpus, walltime)`, each lane in submission order
+    /// (merge them to walk the whole queue in order without sorting it).
+    pub fn lanes_in_order(&self) -> impl Iterator<Item = impl Iterator<Item = (u64, u32, SimTime)> + '_> + '_ {
+        self.lanes.values().map(|l| {
+            (l.head..l.jobs.len()).filter(|&i| l.alive[i]).map(move |i| (l.seqs[i], l.jobs[i].gpus, l.jobs[i].walltime))
+        })
+    }
+
     pub fn tidy(&mut self) {
         for lane in self.lanes.values_mut() {
             lane.tidy();
