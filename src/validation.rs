@@ -195,6 +195,7 @@ impl Case {
                 }],
                 seasons: vec![],
                 season_overlap: Default::default(),
+                hourly_profile: None,
             },
             cloud: Default::default(),
             policies: vec![],

@@ -194,6 +194,7 @@ mod random_scenarios {
         small_rate: f64,
         big_rate: f64,
         big_gpus: u32,
+        profile: bool,
         capacity: Option<u32>,
         monthly_gpus: u32,
         interruption: f64,
@@ -206,7 +207,7 @@ mod random_scenarios {
     fn params() -> impl Strategy<Value = Params> {
         (
             (4u32..48, any::<bool>(), proptest::option::of(2u32..16), proptest::option::of(4u32..72), any::<bool>()),
-            (0.0f64..1.1, 0.0f64..60.0, 0.0f64..8.0, 1u32..8),
+            (0.0f64..1.1, 0.0f64..60.0, 0.0f64..8.0, 1u32..8, any::<bool>()),
             (
                 proptest::option::of(1u32..16),
                 1u32..8,
@@ -220,7 +221,7 @@ mod random_scenarios {
             .prop_map(
                 |(
                     (gpus, easy, limit, walltime_h, maintenance),
-                    (load, small_rate, big_rate, big_gpus),
+                    (load, small_rate, big_rate, big_gpus, profile),
                     (capacity, monthly_gpus, interruption, threshold, when_full_campus, budget, kind),
                 )| Params {
                     gpus,
@@ -232,6 +233,7 @@ mod random_scenarios {
                     small_rate,
                     big_rate,
                     big_gpus,
+                    profile,
                     capacity,
                     monthly_gpus,
                     interruption,
@@ -241,6 +243,15 @@ mod random_scenarios {
                     kind,
                 },
             )
+    }
+
+    /// A day (24) or week (168) profile: ×3 from 09 to 18 on weekdays, ×0.5 at weekends.
+    fn profile(hours: usize) -> String {
+        let rate = |h: usize| {
+            let day = if (9..18).contains(&(h % 24)) { 3.0 } else { 1.0 };
+            if h / 24 >= 5 { day * 0.5 } else { day }
+        };
+        format!("[{}]", (0..hours).map(|h| rate(h).to_string()).collect::<Vec<_>>().join(", "))
     }
 
     fn scenario_text(p: &Params) -> String {
@@ -269,10 +280,15 @@ mod random_scenarios {
             t += "[[campus.maintenance]]\nstart = \"2026-03-06\"\nend = \"2026-03-06\"\n";
         }
         t += &format!(
-            "[background]\noffered_load = {}\n[[background.classes]]\nname = \"bg\"\ngpus = {{ kind = \"choice\", values = [1, 2, 4], weights = [0.6, 0.3, 0.1] }}\nruntime_hours = {{ kind = \"lognormal\", mean = 3, cv = 1.2 }}\nwalltime_factor = {{ kind = \"uniform\", low = 1, high = 3 }}\n\
+            "[background]\noffered_load = {}\n{}[[background.classes]]\nname = \"bg\"\ngpus = {{ kind = \"choice\", values = [1, 2, 4], weights = [0.6, 0.3, 0.1] }}\nruntime_hours = {{ kind = \"lognormal\", mean = 3, cv = 1.2 }}\nwalltime_factor = {{ kind = \"uniform\", low = 1, high = 3 }}\n\
              [[background.seasons]]\nname = \"peak\"\nstart = \"03-04\"\nend = \"03-08\"\nmultiplier = 1.4\n",
-            p.load
+            p.load,
+            if p.profile { format!("hourly_profile = {}\n", profile(24)) } else { String::new() }
         );
+        if p.profile {
+            // Working hours busier than nights, weekdays than weekends: a real week's shape.
+            t += &format!("[workload]\nhourly_profile = {}\n", profile(168));
+        }
         t += &format!(
             "[[workload.classes]]\nname = \"small\"\njobs_per_week = {}\nruntime_hours = {{ kind = \"exponential\", mean = 2 }}\nvram_gb = 20\ndata_gb = 30\n\
              [[workload.classes]]\nname = \"big\"\njobs_per_week = {}\ngpus = {big}\nruntime_hours = {{ kind = \"gamma\", shape = 2, scale = 6 }}\nvram_gb = 70\ndata_gb = 120\ndeadline_hours = 48\n",

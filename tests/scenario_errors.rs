@@ -171,6 +171,55 @@ fn recurring_seasons_at_the_ends_of_the_calendar_do_not_panic() {
     assert_eq!(s.group_calendar.multiplier_at(10 * 86_400), 1.0);
 }
 
+/// `BASE` with `[workload] hourly_profile = <profile>`.
+fn with_group_profile(profile: &str) -> String {
+    replace("[[workload.classes]]", &format!("[workload]\nhourly_profile = {profile}\n\n[[workload.classes]]"))
+}
+
+#[test]
+fn a_weekly_profile_is_aligned_to_the_start_dates_weekday() {
+    // Arrivals only on Mondays; 2026-09-01 is a Tuesday, so the first Monday is day 6.
+    let monday: Vec<String> = (0..168).map(|h| if h < 24 { "1" } else { "0" }.to_string()).collect();
+    let s = Scenario::from_toml_str(&with_group_profile(&format!("[{}]", monday.join(", "))), "test.toml").unwrap();
+    let cal = &s.group_calendar;
+    assert_eq!(cal.multiplier_at(0), 0.0);
+    assert_eq!(cal.multiplier_at(6 * 86_400 + 3_600), 7.0, "normalised: one day in seven carries the week");
+    assert_eq!(cal.multiplier_at(7 * 86_400), 0.0);
+    let jobs = JobStream::generate(&s, 0);
+    assert!(!jobs.jobs.is_empty());
+    assert!(jobs.jobs.iter().all(|j| (j.submit / 86_400) % 7 == 6), "every arrival is on a Monday");
+    // A daily profile needs no weekday; its mean over whole days stays 1.
+    let day: Vec<String> = (0..24).map(|h| if (9..18).contains(&h) { "4" } else { "1" }.to_string()).collect();
+    let s = Scenario::from_toml_str(&with_group_profile(&format!("[{}]", day.join(", "))), "test.toml").unwrap();
+    assert!((s.group_calendar.mean_multiplier(0, s.horizon) - 1.0).abs() < 1e-12);
+    simulate_every_policy(&s);
+}
+
+#[test]
+fn fails_with_a_profile_of_the_wrong_length() {
+    let e = assert_invalid(
+        &with_group_profile("[1, 2, 3]"),
+        "hourly_profile",
+        "workload.hourly_profile",
+        &["3 values are not allowed", "24", "168"],
+    );
+    assert!(e.contains("Monday"), "{e}");
+}
+
+#[test]
+fn fails_with_a_negative_or_all_zero_profile() {
+    let mut day = vec!["1"; 24];
+    day[5] = "-1";
+    assert_invalid(
+        &with_group_profile(&format!("[{}]", day.join(", "))),
+        "hourly_profile",
+        "workload.hourly_profile[5]",
+        &["-1 is not allowed", "from 0 to 10⁶"],
+    );
+    let zeros = format!("[{}]", vec!["0"; 24].join(", "));
+    assert_invalid(&with_group_profile(&zeros), "hourly_profile", "workload.hourly_profile", &["all values are 0"]);
+}
+
 // ---- the TOML parser's refusals ---------------------------------------------------
 
 #[test]

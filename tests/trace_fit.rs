@@ -65,6 +65,21 @@ fn kth_fit_runs_and_offers_the_logs_load_within_5_percent() {
         "simulated offered load {mean} ({loads:?}) vs the log's {}",
         f.offered_load
     );
+    // The hour-of-week pattern follows: the share of jobs submitted on weekdays 08:00–18:00
+    // (local time) in the generated years is near the log's.
+    assert!(scn.background_calendar.profile.is_some(), "fit writes the hourly profile");
+    let working = |local: i64| {
+        let weekday = (local.div_euclid(86_400) + 3).rem_euclid(7); // Monday = 0
+        weekday < 5 && (8..18).contains(&(local.rem_euclid(86_400) / 3_600))
+    };
+    let log_share = trace.jobs.iter().filter(|j| working(trace.info.local_time(j.submit).unwrap())).count() as f64
+        / trace.jobs.len() as f64;
+    let origin = scn.start_date.to_days() * 86_400;
+    let sim = JobStream::generate(&scn, 1);
+    let sim_share =
+        sim.jobs.iter().filter(|j| working(origin + j.submit as i64)).count() as f64 / sim.jobs.len() as f64;
+    assert!(log_share > 0.4, "KTH users submit mostly in working hours: {log_share}");
+    assert!((sim_share - log_share).abs() < 0.03, "working-hours share: simulated {sim_share} vs log {log_share}");
     // Job counts follow too, because the chosen means stay near the log's.
     let per_week = JobStream::generate(&scn, 0).jobs.len() as f64 / (scn.horizon as f64 / 604_800.0);
     let log_per_week = f.jobs as f64 / f.span_days * 7.0;

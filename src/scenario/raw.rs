@@ -185,6 +185,10 @@ pub struct RawBackground {
     /// `max` or `product`.
     #[serde(default)]
     pub season_overlap: SeasonOverlap,
+    /// Relative arrival rates by hour: 24 values (hour of day, every day alike) or 168
+    /// (hour of week, Monday 00:00 first); normalised to average 1, multiplies the seasons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hourly_profile: Option<Vec<f64>>,
 }
 
 /// How a trace feeds the background.
@@ -275,6 +279,10 @@ pub struct RawWorkload {
     /// `max` or `product`.
     #[serde(default)]
     pub season_overlap: SeasonOverlap,
+    /// Relative arrival rates by hour: 24 values (hour of day, every day alike) or 168
+    /// (hour of week, Monday 00:00 first); normalised to average 1, multiplies the seasons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hourly_profile: Option<Vec<f64>>,
 }
 
 /// What a job mostly computes: decides the cloud speed factor that applies.

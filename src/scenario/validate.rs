@@ -9,7 +9,7 @@ use super::{Budget, Campus, JobClass, Offer, Policy, Rule, Scenario, Target};
 use crate::date::{Date, days_in_month};
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
 use crate::workload::Job;
-use crate::workload::calendar::{Calendar, Season, SeasonWindow};
+use crate::workload::calendar::{Calendar, HourlyProfile, Season, SeasonWindow};
 use serde::Deserialize;
 
 mod cloud;
@@ -199,6 +199,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                 }
             }
             let cal = calendar("background.seasons", &bg.seasons, bg.season_overlap, start_date, horizon)?;
+            let cal = with_profile("background.hourly_profile", cal, bg.hourly_profile.as_deref(), start_date)?;
             (classes, cal)
         }
     };
@@ -210,6 +211,8 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
     }
     let group_calendar =
         calendar("workload.seasons", &raw.workload.seasons, raw.workload.season_overlap, start_date, horizon)?;
+    let group_calendar =
+        with_profile("workload.hourly_profile", group_calendar, raw.workload.hourly_profile.as_deref(), start_date)?;
     if group.is_empty() && background.is_empty() {
         return bad("workload.classes", "there are no jobs to simulate; add at least one [[workload.classes]]");
     }
@@ -467,6 +470,36 @@ fn in_year(year: i32, m: u8, d: u8) -> Date {
         _ => Date::new(year, m, d.min(days_in_month(year, m))),
     }
     .expect("clamped to a real day")
+}
+
+/// Adds the hourly profile at `key` (if given) to a calendar whose clock starts at local
+/// midnight of `start`.
+fn with_profile(key: &str, cal: Calendar, rates: Option<&[f64]>, start: Date) -> Result<Calendar> {
+    let Some(rates) = rates else { return Ok(cal) };
+    if !matches!(rates.len(), 24 | 168) {
+        return bad(
+            key,
+            format!(
+                "{} values are not allowed; give 24 (hour of day, 0 = midnight) or 168 (hour of week, Monday 00:00 first)",
+                rates.len()
+            ),
+        );
+    }
+    for (i, &r) in rates.iter().enumerate() {
+        if !(r.is_finite() && (0.0..=1e6).contains(&r)) {
+            return bad(
+                format!("{key}[{i}]"),
+                format!("{r} is not allowed; relative rates must be finite numbers from 0 to 10⁶ (only ratios matter)"),
+            );
+        }
+    }
+    // Monday = 0; 1970-01-01 (day 0) was a Thursday.
+    let weekday = (start.to_days() + 3).rem_euclid(7) as u64;
+    let offset = if rates.len() == 168 { weekday * 24 } else { 0 };
+    match HourlyProfile::new(rates, offset) {
+        Some(p) => Ok(cal.with_profile(p)),
+        None => bad(key, "all values are 0; at least one hour must have arrivals (omit the key for a flat profile)"),
+    }
 }
 
 fn calendar(

@@ -15,8 +15,8 @@
 //! - **seasons**: one recurring season per calendar month with multiplier = the month's
 //!   arrival rate ÷ the log's mean rate (jobs per day of the log in that month), so the
 //!   multipliers average 1 over the log's period;
-//! - **hour of week**: relative arrival rates by local hour and weekday, reported in the
-//!   file's comments (scenario calendars have no time-of-day profile yet).
+//! - **hour of week**: relative arrival rates by local hour and weekday, written as the
+//!   background's `hourly_profile` (168 values, Monday 00:00 first).
 //!
 //! Sizes and runtimes use the same conversion as replay ([`super::replay::to_jobs`]).
 

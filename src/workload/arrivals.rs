@@ -73,4 +73,35 @@ mod tests {
         }
         assert!(times.windows(2).all(|w| w[0] <= w[1]));
     }
+
+    #[test]
+    fn counts_follow_an_hourly_profile_inside_a_season() {
+        // 1 per minute on average; working hours (09–18) four times as busy as the rest,
+        // and days 20–40 at ×2: the hour-of-day counts follow profile × season.
+        use crate::units::HOUR;
+        use crate::workload::calendar::HourlyProfile;
+        let rates: Vec<f64> = (0..24).map(|h| if (9..18).contains(&h) { 4.0 } else { 1.0 }).collect();
+        let profile = HourlyProfile::new(&rates, 0).unwrap();
+        let windows = vec![SeasonWindow { season: 0, start: 20 * DAY, end: 40 * DAY, multiplier: 2.0 }];
+        let cal = Calendar::new(vec![Season { name: "busy".into(), multiplier: 2.0 }], windows, SeasonOverlap::Max)
+            .with_profile(profile);
+        let mut rng = stream(5, 0, Purpose::Test(2));
+        let times = nonhomogeneous_poisson(1.0 / 60.0, &cal, 60 * DAY, &mut rng);
+        let mean_rate = (9.0 * 4.0 + 15.0) / 24.0;
+        for (days, m) in [((0, 20), 1.0), ((20, 40), 2.0)] {
+            for (hours, r) in [((9, 18), 4.0), ((0, 9), 1.0)] {
+                let got = times
+                    .iter()
+                    .filter(|&&t| {
+                        (days.0 * DAY..days.1 * DAY).contains(&t) && (hours.0..hours.1).contains(&((t % DAY) / HOUR))
+                    })
+                    .count() as f64;
+                let expected = 60.0 * (hours.1 - hours.0) as f64 * 20.0 * m * r / mean_rate;
+                assert!(
+                    (got - expected).abs() < 4.0 * expected.sqrt(),
+                    "days {days:?} hours {hours:?}: {got} vs {expected}"
+                );
+            }
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! Writes a [`LogFit`] as a commented scenario file that `burstsim run` accepts: the log
-//! becomes `[background]` (the other groups' load), with a commented template for the
-//! group's own jobs.
+//! becomes `[background]` (the other groups' load, with its monthly seasons and hour-of-week
+//! profile), with a commented template for the group's own jobs.
 
 use std::fmt::Write as _;
 
@@ -96,16 +96,6 @@ pub fn to_toml(fit: &LogFit) -> String {
             c.chosen.mean()
         );
     }
-    if let Some(how) = &fit.hour_of_week {
-        let _ = writeln!(s, "#");
-        let _ = writeln!(s, "# Arrival rate by hour of week, relative to the mean (local time; 00 = midnight).");
-        let _ = writeln!(s, "# Not used by the simulation yet: scenario calendars have no time-of-day profile.");
-        let _ = writeln!(s, "#        {}", (0..24).map(|h| format!("{h:>4}")).collect::<String>());
-        for (d, name) in WEEKDAYS.iter().enumerate() {
-            let row: String = how[d * 24..d * 24 + 24].iter().map(|v| format!("{v:>4.1}")).collect();
-            let _ = writeln!(s, "#   {name}  {row}");
-        }
-    }
     let _ = writeln!(s);
     let _ = writeln!(s, "name = {:?}", o.name);
     let _ = writeln!(s, "description = {:?}", format!("Background load fitted from {}", o.source));
@@ -133,6 +123,20 @@ pub fn to_toml(fit: &LogFit) -> String {
     let _ = writeln!(s, "# The log's offered load; the monthly multipliers below average 1 over its period.");
     let _ = writeln!(s, "offered_load = {}", num(fit.offered_load));
     let _ = writeln!(s, "season_overlap = \"max\"");
+    if let Some(how) = &fit.hour_of_week {
+        let _ = writeln!(s, "# Arrival rate by hour of week relative to the mean (local time), one row per day,");
+        let _ = writeln!(s, "# hours 00–23; it multiplies the monthly seasons below.");
+        let _ = writeln!(s, "hourly_profile = [");
+        for (d, name) in WEEKDAYS.iter().enumerate() {
+            // Hours the log never covered (a log shorter than a week) get the mean rate.
+            let row: Vec<String> = how[d * 24..d * 24 + 24]
+                .iter()
+                .map(|v| if v.is_finite() { format!("{v:.2}") } else { "1.00".into() })
+                .collect();
+            let _ = writeln!(s, "  {},   # {name}", row.join(", "));
+        }
+        let _ = writeln!(s, "]");
+    }
     for c in &fit.classes {
         let _ = writeln!(s, "\n[[background.classes]]");
         let _ = writeln!(s, "name = \"{}\"", c.name);
