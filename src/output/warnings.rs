@@ -38,6 +38,8 @@ pub enum Warning {
         /// Replications planned.
         planned: usize,
     },
+    /// The scenario has no group jobs at all (e.g. a fitted background-only scenario).
+    NoGroupJobs,
     /// A percentile rests on few jobs.
     FewJobs {
         /// Policy.
@@ -70,6 +72,12 @@ impl fmt::Display for Warning {
                 f,
                 "interrupted: only {done} of {planned} replications finished; the files cover those ({done} independent replications are still valid, with wider intervals); run again for all"
             ),
+            Warning::NoGroupJobs => write!(
+                f,
+                "the scenario has no jobs of the group (no [[workload.classes]], and no background.trace.group_user or group_account): \
+                 the group's waits and costs are empty; the campus figures (offered load, utilisation) still hold. \
+                 Add the group's classes to compare policies"
+            ),
             Warning::FewJobs { policy, jobs } => write!(
                 f,
                 "policy '{policy}': only {jobs:.0} group jobs per replication on average; p95 and p99 waits rest on very few jobs"
@@ -97,6 +105,12 @@ pub fn collect(
         crate::experiment::Stopping::Interrupted { done, planned } => out.push(Warning::Interrupted { done, planned }),
         _ => {}
     }
+    let no_group_jobs = scenario.group.is_empty()
+        && (0..scenario.policies.len())
+            .all(|p| results.column(p, Metric::ArrivalRatePerHour).iter().all(|&a| a == 0.0));
+    if no_group_jobs {
+        out.push(Warning::NoGroupJobs);
+    }
     for (p, policy) in scenario.policies.iter().enumerate() {
         let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
         if unstable > 0 {
@@ -109,7 +123,7 @@ pub fn collect(
             });
         }
         let jobs = crate::stats::summarize(&results.column(p, Metric::JobsCompleted)).mean;
-        if jobs < 100.0 {
+        if jobs < 100.0 && !no_group_jobs {
             out.push(Warning::FewJobs { policy: policy.name.clone(), jobs });
         }
     }
