@@ -220,6 +220,31 @@ fn fails_with_a_negative_or_all_zero_profile() {
     assert_invalid(&with_group_profile(&zeros), "hourly_profile", "workload.hourly_profile", &["all values are 0"]);
 }
 
+#[test]
+fn fails_when_a_sharp_profile_would_need_too_many_arrival_draws() {
+    // 4e7 jobs in ten years is allowed, but all of them in one hour a week (and ×2 on one
+    // day) means drawing candidates at 336 × the mean rate: about 1.3e10 draws.
+    let one_hour: Vec<&str> = (0..168).map(|h| if h == 10 { "1" } else { "0" }).collect();
+    let text = replace_in(
+        &replace_in(
+            &with_group_profile(&format!("[{}]", one_hour.join(", "))),
+            "horizon_days = 30",
+            "horizon_days = 3650",
+        ),
+        "jobs_per_week = 10",
+        "jobs_per_week = 76700",
+    );
+    let text = format!(
+        "{text}\n[[workload.seasons]]\nname = \"crunch\"\nstart = \"2027-01-01\"\nend = \"2027-01-01\"\nmultiplier = 2\n"
+    );
+    let e = error(&text);
+    assert!(e.starts_with("test.toml:10: workload: at the peak of its seasons and hourly profile"), "{e}");
+    assert!(e.contains("flatten the hourly profile"), "{e}");
+    // Without the season the draws stay under the limit and the scenario loads.
+    let text = text.replace("multiplier = 2", "multiplier = 1");
+    Scenario::from_toml_str(&text, "test.toml").expect("6.7e9 draws are within the limit");
+}
+
 // ---- the TOML parser's refusals ---------------------------------------------------
 
 #[test]

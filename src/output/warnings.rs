@@ -38,7 +38,7 @@ pub enum Warning {
         /// Replications planned.
         planned: usize,
     },
-    /// The scenario has no group jobs at all (e.g. a fitted background-only scenario).
+    /// No group job was measured in any replication (e.g. a fitted background-only scenario).
     NoGroupJobs,
     /// A percentile rests on few jobs.
     FewJobs {
@@ -74,9 +74,9 @@ impl fmt::Display for Warning {
             ),
             Warning::NoGroupJobs => write!(
                 f,
-                "the scenario has no jobs of the group (no [[workload.classes]], and no background.trace.group_user or group_account): \
-                 the group's waits and costs are empty; the campus figures (offered load, utilisation) still hold. \
-                 Add the group's classes to compare policies"
+                "no job of the group arrived after the warm-up in any replication: the group's waits and costs are empty; \
+                 the campus figures (offered load, utilisation) still hold. Add [[workload.classes]] (or mark the group's \
+                 jobs in a trace with background.trace.group_user or group_account) to compare policies"
             ),
             Warning::FewJobs { policy, jobs } => write!(
                 f,
@@ -105,9 +105,8 @@ pub fn collect(
         crate::experiment::Stopping::Interrupted { done, planned } => out.push(Warning::Interrupted { done, planned }),
         _ => {}
     }
-    let no_group_jobs = scenario.group.is_empty()
-        && (0..scenario.policies.len())
-            .all(|p| results.column(p, Metric::ArrivalRatePerHour).iter().all(|&a| a == 0.0));
+    let no_group_jobs =
+        (0..scenario.policies.len()).all(|p| results.column(p, Metric::ArrivalRatePerHour).iter().all(|&a| a == 0.0));
     if no_group_jobs {
         out.push(Warning::NoGroupJobs);
     }

@@ -20,8 +20,11 @@ use trace::trace_source;
 
 /// Longest horizon accepted: ten years (longer runs are almost surely a unit mistake).
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
-/// Most jobs one replication may submit (memory: about 100 bytes per job).
+/// Most jobs one replication may submit (memory: about 130 bytes per job).
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
+/// Most candidate arrivals thinning may draw in one replication (about a minute of work):
+/// a sharp hourly profile or season multiplies the draws by its peak ÷ mean.
+pub const MAX_ARRIVAL_DRAWS_PER_REPLICATION: f64 = 1e10;
 /// Most GPUs accepted anywhere (a bound that keeps memory and time sane).
 pub const MAX_GPUS: u32 = 1_000_000;
 
@@ -275,6 +278,23 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             format!(
                 "this scenario would submit about {expected_jobs:.2e} jobs per replication (about {:.0} GB of memory); the limit is {MAX_JOBS_PER_REPLICATION:.0e}: shorten the horizon or lower the arrival rates",
                 expected_jobs * 100.0 / 1e9
+            ),
+        );
+    }
+    // Thinning draws candidates at the peak rate (season × hourly profile), so a sharp
+    // profile or season costs draws in proportion to its peak, not its mean.
+    let candidates: f64 = background
+        .iter()
+        .map(|c| c.rate_per_sec * horizon as f64 * background_calendar.max_multiplier(horizon))
+        .chain(group.iter().map(|c| c.rate_per_sec * horizon as f64 * group_calendar.max_multiplier(horizon)))
+        .sum();
+    if candidates > MAX_ARRIVAL_DRAWS_PER_REPLICATION {
+        return bad(
+            "workload",
+            format!(
+                "at the peak of its seasons and hourly profile this scenario's arrival rates would need about {candidates:.2e} \
+                 random draws per replication (the limit is {MAX_ARRIVAL_DRAWS_PER_REPLICATION:.0e}); flatten the hourly \
+                 profile, lower the largest season multiplier, or shorten the horizon"
             ),
         );
     }

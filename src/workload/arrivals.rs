@@ -26,7 +26,8 @@ pub fn nonhomogeneous_poisson(
     }
     let lambda_max = rate_per_sec * peak;
     let gap = Exp::new(lambda_max).expect("positive finite rate");
-    let expected = lambda_max * horizon as f64;
+    // Reserve for the points kept (the mean rate), not the candidates (the peak rate).
+    let expected = rate_per_sec * calendar.mean_multiplier(0, horizon) * horizon as f64;
     let mut out = Vec::with_capacity((expected * 1.05) as usize + 16);
     let mut t = 0.0_f64;
     loop {
