@@ -96,6 +96,23 @@ fn apply(text: &str, m: &Mutation) -> Vec<u8> {
     (lines.join("\n") + "\n").into_bytes()
 }
 
+/// Prints a fuzz case on drop when it took longer than `FUZZ_REPORT_SLOW` seconds.
+struct SlowCase {
+    started: std::time::Instant,
+    source: usize,
+    muts: String,
+}
+
+impl Drop for SlowCase {
+    fn drop(&mut self) {
+        let limit = std::env::var("FUZZ_REPORT_SLOW").ok().and_then(|v| v.parse::<f64>().ok());
+        let took = self.started.elapsed().as_secs_f64();
+        if limit.is_some_and(|l| took > l) {
+            eprintln!("slow fuzz case: {took:.1} s, source {}, mutations {}", self.source, self.muts);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(Config {
         // FUZZ_CASES=100000 for a long run; the default keeps `cargo test` quick.
@@ -107,6 +124,9 @@ proptest! {
 
     #[test]
     fn prop_mutated_scenarios_never_panic(source in 0..SOURCES.len(), muts in prop::collection::vec(mutation(), 1..4)) {
+        // FUZZ_REPORT_SLOW=<seconds> names the cases slower than that (performance leads).
+        let started = std::time::Instant::now();
+        let _report = SlowCase { started, source, muts: format!("{muts:?}") };
         let mut bytes = SOURCES[source].as_bytes().to_vec();
         for m in &muts {
             bytes = apply(&String::from_utf8_lossy(&bytes), m);

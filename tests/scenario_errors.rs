@@ -221,6 +221,20 @@ fn fails_with_a_negative_or_all_zero_profile() {
 }
 
 #[test]
+fn fails_with_a_walltime_limit_under_a_minute() {
+    // Found by the fuzzer: 1e-7 h cut every job into one-second segments (minutes per case).
+    let text = replace("vram_gb = 80\n\n", "vram_gb = 80\nmax_walltime_hours = 0.0000001\n\n");
+    assert_invalid(
+        &text,
+        "max_walltime_hours",
+        "campus.max_walltime_hours",
+        &["0.0000001 is not allowed", "at least 1/60 h"],
+    );
+    let ok = replace("vram_gb = 80\n\n", "vram_gb = 80\nmax_walltime_hours = 0.5\n\n");
+    Scenario::from_toml_str(&ok, "test.toml").expect("half an hour is a valid limit");
+}
+
+#[test]
 fn fails_when_a_sharp_profile_would_need_too_many_arrival_draws() {
     // 4e7 jobs in ten years is allowed, but all of them in one hour a week (and ×2 on one
     // day) means drawing candidates at 336 × the mean rate: about 1.3e10 draws.

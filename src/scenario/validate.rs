@@ -352,7 +352,21 @@ fn campus(c: &RawCampus, start: Date, horizon: SimTime) -> Result<Campus> {
     let max_walltime = match c.max_walltime_hours {
         None => None,
         Some(h) if h.is_infinite() && h > 0.0 => None,
-        Some(h) => Some(hours_to_secs(positive("campus.max_walltime_hours", h)?, 1)),
+        Some(h) => {
+            let h = positive("campus.max_walltime_hours", h)?;
+            // Jobs longer than the limit are cut into segments; a limit of seconds would
+            // cut every job into thousands (a fuzz case ran for minutes at 1e-7 h).
+            if h < 1.0 / 60.0 {
+                return bad(
+                    "campus.max_walltime_hours",
+                    format!(
+                        "{h} is not allowed; give at least 1/60 h (one minute): a shorter limit cuts every job into \
+                         thousands of resubmitted segments (write inf for no limit)"
+                    ),
+                );
+            }
+            Some(hours_to_secs(h, 1))
+        }
     };
     let price = nonneg("campus.price_per_gpu_hour_cny", c.price_per_gpu_hour_cny)?;
     let mut maintenance = Vec::new();
