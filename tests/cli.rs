@@ -216,3 +216,45 @@ fn merging_incomplete_or_mixed_shards_is_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("another scenario"));
     assert_eq!(burstsim().args(["run", TINY_FOR_SHARDS, "--shard", "2/2"]).output().unwrap().status.code(), Some(2));
 }
+
+#[test]
+fn bad_inputs_through_the_binary_exit_2_with_the_file_and_never_panic() {
+    // One mutation of the tiny fixture per kind of refusal: the parser, unknown keys,
+    // wrong types, non-finite and out-of-range values, cross-field checks, absurd scale.
+    let base = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap();
+    let cases: [(&str, &str, &str); 14] = [
+        ("gpus = 64", "gpus = = 64", "TOML parse error"),
+        ("gpus = 64", "gpus = 64\ngpu = 8", "gpu"),
+        ("gpus = 64", "gpus = \"many\"", "gpus"),
+        ("gpus = 64", "gpus = 0", "campus.gpus"),
+        ("horizon_days = 60", "horizon_days = nan", "simulation.horizon_days"),
+        ("horizon_days = 60", "horizon_days = 1e308", "simulation.horizon_days"),
+        ("offered_load = 0.8", "offered_load = inf", "background.offered_load"),
+        ("jobs_per_week = 30", "jobs_per_week = 1e12", "jobs per replication"),
+        ("max_walltime_hours = 48", "max_walltime_hours = 0.0000001", "campus.max_walltime_hours"),
+        ("multiplier = 1.3", "multiplier = -1", "multiplier"),
+        ("threshold_hours = 2", "threshold_hours = -2", "threshold_hours"),
+        ("reserved_offer = \"big-monthly\"", "reserved_offer = \"nope\"", "reserved_offer"),
+        ("start = \"10-20\"", "start = \"13-45\"", "start"),
+        ("[background]\n", "[background]\nhourly_profile = [1, 2]\n", "background.hourly_profile"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (old, new, names)) in cases.iter().enumerate() {
+        assert_eq!(base.matches(old).count(), 1, "case {i}: {old:?} must occur once");
+        let path = dir.path().join(format!("bad-{i}.toml"));
+        std::fs::write(&path, base.replacen(old, new, 1)).unwrap();
+        let out = burstsim()
+            .arg("run")
+            .arg(&path)
+            .args(["--quiet", "--no-charts", "--out"])
+            .arg(dir.path().join("o"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "case {i} ({new:?}): {err}");
+        assert!(err.starts_with(&format!("burstsim: error: {}", path.display())), "case {i}: names the file: {err}");
+        assert!(err.contains(names), "case {i}: mentions {names:?}: {err}");
+        assert!(!err.contains("panicked"), "case {i}: {err}");
+        assert!(!dir.path().join("o").exists(), "case {i}: nothing written for a refused scenario");
+    }
+}
