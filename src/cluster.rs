@@ -706,6 +706,80 @@ mod tests {
         assert!(c.predict_start(10, 3, 10, 99) > 99);
     }
 
+    /// The prediction as first written: sort the waiting jobs and place them all.
+    fn reference_prediction(
+        running: &[(SimTime, u32)],
+        waiting: &[(u32, SimTime)],
+        free: u32,
+        new: (u32, SimTime),
+    ) -> SimTime {
+        let mut ends: BinaryHeap<Reverse<(SimTime, u32)>> = running.iter().map(|&e| Reverse(e)).collect();
+        let (mut free, mut t) = (free, 0);
+        let mut place = |g: u32, w: SimTime| {
+            while free < g {
+                let Reverse((e, freed)) = ends.pop().expect("enough GPUs eventually");
+                t = t.max(e);
+                free += freed;
+            }
+            free -= g;
+            ends.push(Reverse((t + w, g)));
+            t
+        };
+        for &(g, w) in waiting {
+            place(g, w);
+        }
+        place(new.0, new.1)
+    }
+
+    #[test]
+    fn limited_predictions_agree_with_a_full_sorted_walk() {
+        // Random queues of background and group jobs on 16 GPUs, some withdrawn: the
+        // lazy, limited prediction equals the reference when at most the limit, and is
+        // past the limit exactly when the reference is.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        for trial in 0..300 {
+            let mut c = Cluster::new(&campus(
+                16,
+                if trial % 2 == 0 { SchedulerKind::Fcfs } else { SchedulerKind::EasyBackfill },
+            ));
+            let mut jobs = Vec::new();
+            let mut started = Vec::new();
+            for id in 0..(5 + next(40)) as u32 {
+                let job = q(id, 1 + next(8) as u32, 1 + next(500), next(4) == 0);
+                jobs.push(job);
+                c.enqueue(job);
+                if id == 8 {
+                    c.schedule(0, &mut started);
+                }
+            }
+            let mut gone: Vec<u32> = started.iter().map(|q| q.job).collect();
+            for j in &jobs {
+                if j.group && !gone.contains(&j.job) && next(3) == 0 && c.withdraw(j.job) {
+                    gone.push(j.job);
+                }
+            }
+            let running: Vec<(SimTime, u32)> = started.iter().map(|q| (q.walltime, q.gpus)).collect();
+            let waiting: Vec<(u32, SimTime)> =
+                jobs.iter().filter(|j| !gone.contains(&j.job)).map(|j| (j.gpus, j.walltime)).collect();
+            let new = (1 + next(16) as u32, 1 + next(300));
+            let free = 16 - running.iter().map(|r| r.1).sum::<u32>();
+            let full = reference_prediction(&running, &waiting, free, new);
+            assert_eq!(c.predict_start(0, new.0, new.1, SimTime::MAX), full, "trial {trial}");
+            for limit in [0, next(2000), full, full.saturating_sub(1), full + 1] {
+                let got = c.predict_start(0, new.0, new.1, limit);
+                if full <= limit {
+                    assert_eq!(got, full, "trial {trial}, limit {limit}");
+                } else {
+                    assert!(got > limit, "trial {trial}, limit {limit}: {got}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn predictions_walk_background_and_group_jobs_in_submission_order() {
         // Two GPUs, busy until 5. Queued in this order, across two background lanes and
