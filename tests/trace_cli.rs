@@ -102,7 +102,7 @@ fn fit_writes_a_scenario_that_runs() {
             run * 2
         ));
     }
-    std::fs::write(&swf, text).unwrap();
+    std::fs::write(&swf, &text).unwrap();
     let out = burstsim().args(["fit"]).arg(&swf).arg("-o").arg(&scn).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let printed = String::from_utf8(out.stdout).unwrap();
@@ -115,6 +115,32 @@ fn fit_writes_a_scenario_that_runs() {
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    // --group-user: the log's user 1 (every job here) leaves no background, said plainly;
+    // with users 1 and 2, user 2's jobs become the group's workload and the scenario runs.
+    let out = burstsim().args(["fit"]).arg(&swf).args(["--group-user", "1", "-o"]).arg(&scn).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only 0 usable jobs are not user '1''s"));
+    let two_users: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i >= 2 && i % 4 == 0 { l.replacen(" -1 1 1 1 ", " -1 1 2 1 ", 1) } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&swf, two_users + "\n").unwrap();
+    let grouped = dir.path().join("grouped.toml");
+    let out = burstsim().args(["fit"]).arg(&swf).args(["--group-user", "2", "-o"]).arg(&grouped).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = std::fs::read_to_string(&grouped).unwrap();
+    assert!(written.contains("[[workload.classes]]") && written.contains("of user '2' (the group)"), "{written}");
+    let run2 = burstsim()
+        .args(["run"])
+        .arg(&grouped)
+        .args(["-n", "2", "--quiet", "--out"])
+        .arg(dir.path().join("out2"))
+        .output()
+        .unwrap();
+    assert!(run2.status.success(), "{}", String::from_utf8_lossy(&run2.stderr));
+    assert!(!String::from_utf8_lossy(&run2.stderr).contains("no job of the group arrived"));
     // A background-only scenario says so, instead of warning about few jobs per percentile.
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("no job of the group arrived after the warm-up"), "{stderr}");

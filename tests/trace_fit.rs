@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use burstsim::engine::simulate;
 use burstsim::metrics::Metric;
 use burstsim::scenario::Scenario;
-use burstsim::trace::fit::{FitOptions, fit, write::to_toml};
+use burstsim::trace::fit::{FitError, FitOptions, GroupMark, fit, write::to_toml};
 use burstsim::trace::replay::Units;
 use burstsim::trace::{ReadOptions, read_file};
 use burstsim::workload::JobStream;
@@ -36,6 +36,7 @@ fn kth_fit_runs_and_offers_the_logs_load_within_5_percent() {
         procs_per_gpu: 1.0,
         name: "kth-fit".into(),
         source: "KTH-SP2".into(),
+        group: None,
     };
     let f = fit(&trace, &o).unwrap();
     assert_eq!(f.cluster_gpus, 100, "from MaxProcs");
@@ -84,4 +85,43 @@ fn kth_fit_runs_and_offers_the_logs_load_within_5_percent() {
     let per_week = JobStream::generate(&scn, 0).jobs.len() as f64 / (scn.horizon as f64 / 604_800.0);
     let log_per_week = f.jobs as f64 / f.span_days * 7.0;
     assert!((per_week / log_per_week - 1.0).abs() < 0.25, "{per_week} vs {log_per_week} jobs per week");
+}
+
+#[test]
+fn kth_fit_with_a_group_user_writes_the_groups_workload() {
+    let Some(path) = kth() else { return };
+    let trace = read_file(&path, &ReadOptions::default()).unwrap();
+    let mut o = FitOptions {
+        gpus: None,
+        units: Units::Auto,
+        procs_per_gpu: 1.0,
+        name: "kth-group".into(),
+        source: "KTH-SP2".into(),
+        group: Some(GroupMark::User("70".into())),
+    };
+    let f = fit(&trace, &o).unwrap();
+    let g = f.group.as_ref().expect("the group is fitted");
+    // User 70 submitted 1385 jobs (the SWF's user field); the rest are the background.
+    assert_eq!(g.jobs, 1385);
+    assert_eq!(f.jobs + g.jobs, 28_475, "every usable job is the group's or the others'");
+    assert_eq!(g.classes.iter().map(|c| c.jobs).sum::<usize>(), g.jobs);
+    let text = to_toml(&f);
+    let scn = Scenario::from_toml_str(&text, "kth-group.toml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(scn.group.len(), g.classes.len());
+    // The group's arrival rate in simulated years equals the log's (1385 jobs / span).
+    let per_hour = g.jobs as f64 / (f.span_days * 24.0);
+    let rates: Vec<f64> = (0..4)
+        .map(|r| {
+            let jobs = JobStream::generate(&scn, r);
+            simulate(&scn, &jobs, 0, r).metrics.get(Metric::ArrivalRatePerHour)
+        })
+        .collect();
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    assert!((mean / per_hour - 1.0).abs() < 0.05, "group arrivals {mean}/h vs the log's {per_hour}/h");
+    // An unknown user is an error that names them.
+    o.group = Some(GroupMark::User("no-such-user".into()));
+    match fit(&trace, &o) {
+        Err(e @ FitError::TooFewGroupJobs { jobs: 0, .. }) => assert!(e.to_string().contains("no-such-user"), "{e}"),
+        other => panic!("expected TooFewGroupJobs, got {other:?}"),
+    }
 }

@@ -1,4 +1,5 @@
-//! `burstsim fit LOG`: estimates a scenario's background load from a cluster's own log.
+//! `burstsim fit LOG`: estimates a scenario's background load (and, if named, the group's
+//! own workload) from a cluster's own log.
 //!
 //! What is estimated, and how:
 //! - **cluster size**: given, else the log header's `MaxProcs` (or `MaxNodes`), else the
@@ -18,6 +19,10 @@
 //! - **hour of week**: relative arrival rates by local hour and weekday, written as the
 //!   background's `hourly_profile` (168 values, Monday 00:00 first).
 //!
+//! With a [`GroupMark`], that user's or account's jobs are fitted apart (same size classes
+//! and runtime fits) as the group's `[[workload.classes]]` with `jobs_per_week` rates; the
+//! background, its seasons and hourly profile then come from the other jobs only.
+//!
 //! Sizes and runtimes use the same conversion as replay ([`super::replay::to_jobs`]).
 
 pub mod write;
@@ -27,6 +32,7 @@ use super::replay::{ReplayOptions, Units, to_jobs};
 use super::{Trace, TraceInfo};
 use crate::date::Date;
 use crate::units::DAY;
+use crate::workload::Job;
 
 /// What to fit.
 #[derive(Clone, Debug)]
@@ -41,6 +47,38 @@ pub struct FitOptions {
     pub name: String,
     /// Where the log came from (for the file's comments).
     pub source: String,
+    /// Whose jobs are the group's own (fitted as `[[workload.classes]]`); `None`: the
+    /// whole log is the background.
+    pub group: Option<GroupMark>,
+}
+
+/// How the group's own jobs are recognised in a log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GroupMark {
+    /// The log's user name or id.
+    User(String),
+    /// The log's account (Slurm) or group id (SWF).
+    Account(String),
+}
+
+impl std::fmt::Display for GroupMark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GroupMark::User(u) => write!(f, "user '{u}'"),
+            GroupMark::Account(a) => write!(f, "account '{a}'"),
+        }
+    }
+}
+
+/// The group's own jobs in the log, fitted as its workload.
+#[derive(Clone, Debug)]
+pub struct GroupFit {
+    /// Who the group is in the log.
+    pub mark: GroupMark,
+    /// The group's jobs.
+    pub jobs: usize,
+    /// Size classes of the group's jobs; `work_share` is within the group.
+    pub classes: Vec<ClassFit>,
 }
 
 /// One job-size class.
@@ -104,6 +142,8 @@ pub struct LogFit {
     pub months: Vec<MonthRate>,
     /// Relative arrival rate by hour of week, Monday 00:00 first (local time).
     pub hour_of_week: Option<Vec<f64>>,
+    /// The group's own jobs, when a group was named.
+    pub group: Option<GroupFit>,
 }
 
 /// Why a log cannot be fitted.
@@ -117,6 +157,24 @@ pub enum FitError {
     /// All jobs submitted at the same second.
     #[error("every job was submitted at the same time; arrival rates cannot be estimated")]
     NoSpan,
+    /// Too few jobs are left for the background once the group's are taken out.
+    #[error(
+        "only {jobs} usable jobs are not {mark}'s; at least 10 are needed to fit the other groups' load (fit without the group option to use the whole log as the background)"
+    )]
+    TooFewOtherJobs {
+        /// Who was named.
+        mark: GroupMark,
+        /// How many usable jobs the others have.
+        jobs: usize,
+    },
+    /// The named group has too few usable jobs in the log.
+    #[error("the log has {jobs} usable jobs of {mark}; at least 10 are needed to fit the group's workload")]
+    TooFewGroupJobs {
+        /// Who was named.
+        mark: GroupMark,
+        /// How many usable jobs they have.
+        jobs: usize,
+    },
 }
 
 /// Fits a log (see the module doc).
@@ -135,13 +193,69 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
     if span <= 0.0 {
         return Err(FitError::NoSpan);
     }
-    let work = |j: &crate::workload::Job| f64::from(j.gpus) * j.runtime as f64;
-    let total_work: f64 = jobs.iter().map(work).sum();
     let has_requests = trace.jobs.iter().any(|j| j.requested_time.is_some_and(|r| r > 0));
+    // The group's jobs (if named) are fitted apart; the rest are the background.
+    let is_group = |src: usize| match &o.group {
+        None => false,
+        Some(GroupMark::User(u)) => trace.jobs[src].user.as_deref() == Some(u.as_str()),
+        Some(GroupMark::Account(a)) => trace.jobs[src].group.as_deref() == Some(a.as_str()),
+    };
+    let (mut ours, mut others): (Vec<&Job>, Vec<&Job>) = (Vec::new(), Vec::new());
+    for (j, &src) in jobs.iter().zip(&conv.source) {
+        if is_group(src) { ours.push(j) } else { others.push(j) }
+    }
+    let group = match &o.group {
+        None => None,
+        Some(mark) if ours.len() < 10 => {
+            return Err(FitError::TooFewGroupJobs { mark: mark.clone(), jobs: ours.len() });
+        }
+        Some(mark) if others.len() < 10 => {
+            return Err(FitError::TooFewOtherJobs { mark: mark.clone(), jobs: others.len() });
+        }
+        Some(mark) => {
+            Some(GroupFit { mark: mark.clone(), jobs: ours.len(), classes: fit_classes(&ours, has_requests) })
+        }
+    };
+    let total_work: f64 = others.iter().map(|j| work(j)).sum();
+    let classes = fit_classes(&others, has_requests);
+    let local = |t: i64| trace.info.local_time(t + conv.origin);
+    let start = local(0).map(|t| Date::from_days(t.div_euclid(DAY as i64)));
+    let (months, hour_of_week) = match local(0) {
+        Some(t0) => {
+            let submits: Vec<i64> = others.iter().map(|j| t0 + j.submit as i64).collect();
+            (month_rates(&submits, t0, t0 + span as i64), Some(hour_of_week_rates(&submits, t0, t0 + span as i64)))
+        }
+        None => (Vec::new(), None),
+    };
+    Ok(LogFit {
+        options: o.clone(),
+        cluster_gpus,
+        cluster_from,
+        counted_gpus: conv.counted_gpus,
+        start,
+        span_days: span / DAY as f64,
+        jobs: others.len(),
+        left_out: conv.left_out.clone(),
+        offered_load: total_work / (f64::from(cluster_gpus) * span),
+        classes,
+        months,
+        hour_of_week,
+        group,
+    })
+}
 
+/// GPU-seconds of a job.
+fn work(j: &Job) -> f64 {
+    f64::from(j.gpus) * j.runtime as f64
+}
+
+/// Size classes of `members`, each with its fits (see the module doc); `work_share` is
+/// within `members`.
+fn fit_classes(members: &[&Job], has_requests: bool) -> Vec<ClassFit> {
+    let total_work: f64 = members.iter().map(|j| work(j)).sum();
     let mut classes = Vec::new();
-    for (lo, hi) in size_classes(jobs.iter().map(|j| j.gpus), jobs.len()) {
-        let members: Vec<&crate::workload::Job> = jobs.iter().filter(|j| j.gpus >= lo && j.gpus <= hi).collect();
+    for (lo, hi) in size_classes(members.iter().map(|j| j.gpus), members.len()) {
+        let members: Vec<&Job> = members.iter().copied().filter(|j| j.gpus >= lo && j.gpus <= hi).collect();
         let hours: Vec<f64> = members.iter().map(|j| j.runtime as f64 / 3600.0).collect();
         let Some(fits) = mle::fit_all(&hours) else { continue };
         let mut counts: Vec<(u32, usize)> = Vec::new();
@@ -171,29 +285,7 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
             walltime_factors,
         });
     }
-    let local = |t: i64| trace.info.local_time(t + conv.origin);
-    let start = local(0).map(|t| Date::from_days(t.div_euclid(DAY as i64)));
-    let (months, hour_of_week) = match local(0) {
-        Some(t0) => {
-            let submits: Vec<i64> = jobs.iter().map(|j| t0 + j.submit as i64).collect();
-            (month_rates(&submits, t0, t0 + span as i64), Some(hour_of_week_rates(&submits, t0, t0 + span as i64)))
-        }
-        None => (Vec::new(), None),
-    };
-    Ok(LogFit {
-        options: o.clone(),
-        cluster_gpus,
-        cluster_from,
-        counted_gpus: conv.counted_gpus,
-        start,
-        span_days: span / DAY as f64,
-        jobs: jobs.len(),
-        left_out: conv.left_out.clone(),
-        offered_load: total_work / (f64::from(cluster_gpus) * span),
-        classes,
-        months,
-        hour_of_week,
-    })
+    classes
 }
 
 fn cluster_size(trace: &Trace, o: &FitOptions) -> (u32, String) {

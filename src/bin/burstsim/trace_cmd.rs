@@ -164,6 +164,12 @@ pub struct FitArgs {
     /// Scenario name (default: from the log's file name).
     #[arg(long)]
     pub name: Option<String>,
+    /// This user's jobs are your group's own: fitted as [[workload.classes]] (the rest is the background)
+    #[arg(long, conflicts_with = "group_account")]
+    pub group_user: Option<String>,
+    /// This account's (SWF: group id's) jobs are your group's own, as --group-user
+    #[arg(long)]
+    pub group_account: Option<String>,
     /// How to read the log.
     #[command(flatten)]
     pub read: ReadArgs,
@@ -180,7 +186,12 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
     let file = a.log.file_name().map_or_else(|| "log".to_string(), |f| f.to_string_lossy().to_string());
     let stem = file.split('.').next().filter(|s| !s.is_empty()).unwrap_or("log").to_ascii_lowercase();
     let name = a.name.clone().unwrap_or_else(|| format!("{stem}-fit"));
-    let o = FitOptions { gpus: a.gpus, units, procs_per_gpu, name: name.clone(), source: file.clone() };
+    let group = match (&a.group_user, &a.group_account) {
+        (Some(u), _) => Some(fit::GroupMark::User(u.clone())),
+        (None, Some(acc)) => Some(fit::GroupMark::Account(acc.clone())),
+        (None, None) => None,
+    };
+    let o = FitOptions { gpus: a.gpus, units, procs_per_gpu, name: name.clone(), source: file.clone(), group };
     let f = fit::fit(&log, &o).map_err(|e| usage(format!("{}: {e}", a.log.display())))?;
     let text = fit::write::to_toml(&f);
     // The file must load: a fitted scenario that does not is a bug, said plainly.

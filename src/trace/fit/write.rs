@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::LogFit;
+use super::{ClassFit, LogFit};
 use crate::scenario::dist::{DistSpec, DistTable};
 use crate::trace::mle::Fit;
 
@@ -49,6 +49,50 @@ fn fit_cell(f: &Fit) -> String {
     format!("{:>10.0} {:>6.3}", f.aic, f.ks)
 }
 
+/// One `[[<table>.classes]]` entry: `rate` is its `load_share` or `jobs_per_week` line;
+/// its jobs are counted as a share of `of` jobs (`of_what`, e.g. "the log").
+fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_what): (usize, &str)) {
+    let name = if table == "workload" { format!("our-{}", c.name) } else { c.name.clone() };
+    let _ = writeln!(s, "\n[[{table}.classes]]");
+    let _ = writeln!(s, "name = \"{name}\"");
+    let _ = writeln!(
+        s,
+        "# {} jobs ({:.1}% of {}); runtime mean {:.3} h in the log, {:.3} h fitted",
+        c.jobs,
+        100.0 * c.jobs as f64 / of as f64,
+        of_what,
+        c.mean_runtime_h,
+        c.chosen.mean()
+    );
+    let _ = writeln!(s, "{rate}");
+    let gpus = if c.gpu_counts.len() == 1 {
+        num(f64::from(c.gpu_counts[0].0))
+    } else {
+        spec(&DistSpec::choice(
+            c.gpu_counts.iter().map(|(g, _)| f64::from(*g)).collect(),
+            c.gpu_counts.iter().map(|(_, n)| *n as f64).collect(),
+        ))
+    };
+    let _ = writeln!(s, "gpus = {gpus}");
+    let _ = writeln!(
+        s,
+        "# {}: maximum likelihood, chosen by AIC with the mean kept; KS {:.3}",
+        c.chosen.family.name(),
+        c.chosen.ks
+    );
+    let _ = writeln!(s, "runtime_hours = {}", spec(&c.chosen.spec()));
+    match &c.walltime_factors {
+        Some(q) => {
+            let _ = writeln!(s, "# requested ÷ actual run time: the 101 percentiles of the log, clamped to [1, 1000]");
+            let q: Vec<f64> = q.iter().map(|v| (v * 1000.0).round() / 1000.0).collect();
+            let _ = writeln!(s, "walltime_factor = {}", spec(&DistSpec(DistTable::Empirical { samples: q })));
+        }
+        None => {
+            let _ = writeln!(s, "walltime_factor = 1.5   # (assumption) the log records no requested times");
+        }
+    }
+}
+
 /// The scenario text.
 pub fn to_toml(fit: &LogFit) -> String {
     let mut s = String::new();
@@ -62,7 +106,18 @@ pub fn to_toml(fit: &LogFit) -> String {
     );
     let _ = writeln!(s, "# Reference for every key: docs/SCENARIOS.md; how the fit works: docs/TRACES.md.");
     let _ = writeln!(s, "#");
-    let _ = writeln!(s, "# Log: {} jobs used over {:.1} days; job sizes in {unit}.", fit.jobs, fit.span_days);
+    match &fit.group {
+        None => {
+            let _ = writeln!(s, "# Log: {} jobs used over {:.1} days; job sizes in {unit}.", fit.jobs, fit.span_days);
+        }
+        Some(g) => {
+            let _ = writeln!(
+                s,
+                "# Log: {} jobs of other groups (the background) and {} of {} (the group) over {:.1} days; job sizes in {unit}.",
+                fit.jobs, g.jobs, g.mark, fit.span_days
+            );
+        }
+    }
     for (why, n) in &fit.left_out {
         let _ = writeln!(s, "#   left out: {n} jobs ({why})");
     }
@@ -138,44 +193,13 @@ pub fn to_toml(fit: &LogFit) -> String {
         let _ = writeln!(s, "]");
     }
     for c in &fit.classes {
-        let _ = writeln!(s, "\n[[background.classes]]");
-        let _ = writeln!(s, "name = \"{}\"", c.name);
-        let _ = writeln!(
-            s,
-            "# {} jobs ({:.1}% of the log); runtime mean {:.3} h in the log, {:.3} h fitted",
-            c.jobs,
-            100.0 * c.jobs as f64 / fit.jobs as f64,
-            c.mean_runtime_h,
-            c.chosen.mean()
+        write_class(
+            &mut s,
+            c,
+            "background",
+            &format!("load_share = {}   # share of the log's work", num(c.work_share)),
+            (fit.jobs, if fit.group.is_some() { "the other groups' jobs" } else { "the log" }),
         );
-        let _ = writeln!(s, "load_share = {}   # share of the log's work", num(c.work_share));
-        let gpus = if c.gpu_counts.len() == 1 {
-            num(f64::from(c.gpu_counts[0].0))
-        } else {
-            spec(&DistSpec::choice(
-                c.gpu_counts.iter().map(|(g, _)| f64::from(*g)).collect(),
-                c.gpu_counts.iter().map(|(_, n)| *n as f64).collect(),
-            ))
-        };
-        let _ = writeln!(s, "gpus = {gpus}");
-        let _ = writeln!(
-            s,
-            "# {}: maximum likelihood, chosen by AIC with the mean kept; KS {:.3}",
-            c.chosen.family.name(),
-            c.chosen.ks
-        );
-        let _ = writeln!(s, "runtime_hours = {}", spec(&c.chosen.spec()));
-        match &c.walltime_factors {
-            Some(q) => {
-                let _ =
-                    writeln!(s, "# requested ÷ actual run time: the 101 percentiles of the log, clamped to [1, 1000]");
-                let q: Vec<f64> = q.iter().map(|v| (v * 1000.0).round() / 1000.0).collect();
-                let _ = writeln!(s, "walltime_factor = {}", spec(&DistSpec(DistTable::Empirical { samples: q })));
-            }
-            None => {
-                let _ = writeln!(s, "walltime_factor = 1.5   # (assumption) the log records no requested times");
-            }
-        }
     }
     if !fit.months.is_empty() {
         let _ = writeln!(s, "\n# Monthly arrival-rate multipliers: jobs per day in the month ÷ the log's mean.");
@@ -192,9 +216,35 @@ pub fn to_toml(fit: &LogFit) -> String {
             let _ = writeln!(s, "multiplier = {}   # {why}", num((m.multiplier * 1000.0).round() / 1000.0));
         }
     }
-    let _ = writeln!(s, "\n# Your group's own jobs go here (see docs/SCENARIOS.md §6 and §9), e.g.:");
-    let _ = writeln!(s, "# [[workload.classes]]\n# name = \"our-training\"\n# jobs_per_week = 10\n# gpus = 2");
-    let _ = writeln!(s, "# runtime_hours = {{ kind = \"lognormal\", mean = 8.0, cv = 1.0 }}");
+    match &fit.group {
+        Some(g) => {
+            let _ = writeln!(s, "\n# The group's own jobs: those of {} in the log ({} jobs), by size.", g.mark, g.jobs);
+            let _ = writeln!(
+                s,
+                "# Memory, data sizes, deadlines and job kind are not in the log: add them (docs/SCENARIOS.md §6),"
+            );
+            let _ = writeln!(
+                s,
+                "# and the cloud offers and policies to compare (§10, §11). Arrivals are flat over the week."
+            );
+            for c in &g.classes {
+                let per_week = c.jobs as f64 / fit.span_days * 7.0;
+                write_class(
+                    &mut s,
+                    c,
+                    "workload",
+                    &format!("jobs_per_week = {}", num((per_week * 1000.0).round() / 1000.0)),
+                    (g.jobs, "the group's jobs"),
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(s, "\n# Your group's own jobs go here (see docs/SCENARIOS.md §6 and §9), e.g.:");
+            let _ = writeln!(s, "# [[workload.classes]]\n# name = \"our-training\"\n# jobs_per_week = 10\n# gpus = 2");
+            let _ = writeln!(s, "# runtime_hours = {{ kind = \"lognormal\", mean = 8.0, cv = 1.0 }}");
+            let _ = writeln!(s, "# (or fit them from the log: burstsim fit LOG --group-user NAME)");
+        }
+    }
     s
 }
 
