@@ -119,7 +119,7 @@ fn fit_writes_a_scenario_that_runs() {
     // with users 1 and 2, user 2's jobs become the group's workload and the scenario runs.
     let out = burstsim().args(["fit"]).arg(&swf).args(["--group-user", "1", "-o"]).arg(&scn).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("only 0 usable jobs are not user '1''s"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only 0 usable jobs are left once user '1''s are taken out"));
     let two_users: String = text
         .lines()
         .enumerate()
@@ -141,6 +141,23 @@ fn fit_writes_a_scenario_that_runs() {
         .unwrap();
     assert!(run2.status.success(), "{}", String::from_utf8_lossy(&run2.stderr));
     assert!(!String::from_utf8_lossy(&run2.stderr).contains("no job of the group arrived"));
+    // A group whose 14 jobs all ran exactly one hour on one GPU cannot be fitted: an
+    // error, not a scenario silently without the group's workload.
+    let mut uniform = String::from("; MaxProcs: 16\n; UnixStartTime: 1000000000\n");
+    for i in 0..60u64 {
+        let (user, size, run) = if i < 14 { (2, 1, 3600) } else { (1, 1 + i % 8, 60 + (i * 7919) % 7200) };
+        uniform.push_str(&format!(
+            "{i} {} 0 {run} {size} -1 -1 {size} {} -1 1 {user} 1 -1 -1 -1 -1 -1\n",
+            i * 3600,
+            run * 2
+        ));
+    }
+    let uniform_log = dir.path().join("uniform.swf");
+    std::fs::write(&uniform_log, uniform).unwrap();
+    let out = burstsim().args(["fit"]).arg(&uniform_log).args(["--group-user", "2", "-o"]).arg(&scn).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("user '2''s jobs (14) have too few distinct run times"), "{err}");
     // A background-only scenario says so, instead of warning about few jobs per percentile.
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("no job of the group arrived after the warm-up"), "{stderr}");

@@ -157,9 +157,17 @@ pub enum FitError {
     /// All jobs submitted at the same second.
     #[error("every job was submitted at the same time; arrival rates cannot be estimated")]
     NoSpan,
+    /// No size class of these jobs has runtimes that can be fitted.
+    #[error("{whose} ({jobs}) have too few distinct run times to fit a runtime distribution in any size class")]
+    Unfittable {
+        /// Whose jobs.
+        whose: String,
+        /// How many.
+        jobs: usize,
+    },
     /// Too few jobs are left for the background once the group's are taken out.
     #[error(
-        "only {jobs} usable jobs are not {mark}'s; at least 10 are needed to fit the other groups' load (fit without the group option to use the whole log as the background)"
+        "only {jobs} usable jobs are left once {mark}'s are taken out; at least 10 are needed to fit the other groups' load (leave out --group-user/--group-account to use the whole log as the background)"
     )]
     TooFewOtherJobs {
         /// Who was named.
@@ -168,7 +176,9 @@ pub enum FitError {
         jobs: usize,
     },
     /// The named group has too few usable jobs in the log.
-    #[error("the log has {jobs} usable jobs of {mark}; at least 10 are needed to fit the group's workload")]
+    #[error(
+        "the log has {jobs} usable jobs of {mark}; at least 10 are needed to fit the group's workload (SWF logs name users and groups by number)"
+    )]
     TooFewGroupJobs {
         /// Who was named.
         mark: GroupMark,
@@ -213,11 +223,19 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
             return Err(FitError::TooFewOtherJobs { mark: mark.clone(), jobs: others.len() });
         }
         Some(mark) => {
-            Some(GroupFit { mark: mark.clone(), jobs: ours.len(), classes: fit_classes(&ours, has_requests) })
+            let classes = fit_classes(&ours, has_requests);
+            if classes.is_empty() {
+                return Err(FitError::Unfittable { whose: format!("{mark}'s jobs"), jobs: ours.len() });
+            }
+            Some(GroupFit { mark: mark.clone(), jobs: ours.len(), classes })
         }
     };
     let total_work: f64 = others.iter().map(|j| work(j)).sum();
     let classes = fit_classes(&others, has_requests);
+    if classes.is_empty() {
+        let whose = if o.group.is_some() { "the other groups' jobs" } else { "the log's jobs" };
+        return Err(FitError::Unfittable { whose: whose.into(), jobs: others.len() });
+    }
     let local = |t: i64| trace.info.local_time(t + conv.origin);
     let start = local(0).map(|t| Date::from_days(t.div_euclid(DAY as i64)));
     let (months, hour_of_week) = match local(0) {
@@ -252,6 +270,8 @@ fn work(j: &Job) -> f64 {
 /// Size classes of `members`, each with its fits (see the module doc); `work_share` is
 /// within `members`.
 fn fit_classes(members: &[&Job], has_requests: bool) -> Vec<ClassFit> {
+    // A class whose runtimes cannot be fitted (fewer than 2, or all equal) is left out;
+    // the writer reports the jobs that are in no class.
     let total_work: f64 = members.iter().map(|j| work(j)).sum();
     let mut classes = Vec::new();
     for (lo, hi) in size_classes(members.iter().map(|j| j.gpus), members.len()) {

@@ -118,6 +118,21 @@ pub fn to_toml(fit: &LogFit) -> String {
             );
         }
     }
+    let in_classes: usize = fit.classes.iter().map(|c| c.jobs).sum();
+    if in_classes < fit.jobs {
+        let _ =
+            writeln!(s, "#   left out: {} jobs (in size classes too small or uniform to fit)", fit.jobs - in_classes);
+    }
+    if let Some(g) = &fit.group {
+        let ours: usize = g.classes.iter().map(|c| c.jobs).sum();
+        if ours < g.jobs {
+            let _ = writeln!(
+                s,
+                "#   left out: {} of the group's jobs (in size classes too small or uniform to fit)",
+                g.jobs - ours
+            );
+        }
+    }
     for (why, n) in &fit.left_out {
         let _ = writeln!(s, "#   left out: {n} jobs ({why})");
     }
@@ -137,11 +152,12 @@ pub fn to_toml(fit: &LogFit) -> String {
         "#   {:<14} {:>6} {:>17} {:>17} {:>17}  {:<9} {:>9} {:>9}",
         "class", "jobs", "lognormal AIC KS", "gamma AIC KS", "weibull AIC KS", "chosen", "mean log", "mean fit"
     );
-    for c in &fit.classes {
+    let ours = fit.group.iter().flat_map(|g| g.classes.iter().map(|c| (format!("our-{}", c.name), c)));
+    for (name, c) in fit.classes.iter().map(|c| (c.name.clone(), c)).chain(ours) {
         let _ = writeln!(
             s,
             "#   {:<14} {:>6} {} {} {}  {:<9} {:>9.3} {:>9.3}",
-            c.name,
+            name,
             c.jobs,
             fit_cell(&c.fits[0]),
             fit_cell(&c.fits[1]),
@@ -153,7 +169,8 @@ pub fn to_toml(fit: &LogFit) -> String {
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "name = {:?}", o.name);
-    let _ = writeln!(s, "description = {:?}", format!("Background load fitted from {}", o.source));
+    let what = if fit.group.is_some() { "Background load and the group's workload" } else { "Background load" };
+    let _ = writeln!(s, "description = {:?}", format!("{what} fitted from {}", o.source));
     let _ = writeln!(s, "\n[simulation]");
     let start = fit.start.map_or_else(|| "2026-09-01".to_string(), |d| d.to_string());
     let note = if fit.start.is_some() {
@@ -175,7 +192,9 @@ pub fn to_toml(fit: &LogFit) -> String {
     let _ = writeln!(s, "vram_gb = 80                  # (assumption) not in the log");
     let _ = writeln!(s, "scheduler = \"easy-backfill\"   # (assumption) what most clusters run");
     let _ = writeln!(s, "\n[background]");
-    let _ = writeln!(s, "# The log's offered load; the monthly multipliers below average 1 over its period.");
+    let whose =
+        if fit.group.is_some() { "The other groups' offered load in the log" } else { "The log's offered load" };
+    let _ = writeln!(s, "# {whose}; the monthly multipliers below average 1 over its period.");
     let _ = writeln!(s, "offered_load = {}", num(fit.offered_load));
     let _ = writeln!(s, "season_overlap = \"max\"");
     if let Some(how) = &fit.hour_of_week {
@@ -197,7 +216,11 @@ pub fn to_toml(fit: &LogFit) -> String {
             &mut s,
             c,
             "background",
-            &format!("load_share = {}   # share of the log's work", num(c.work_share)),
+            &format!(
+                "load_share = {}   # share of {} work",
+                num(c.work_share),
+                if fit.group.is_some() { "the other groups'" } else { "the log's" }
+            ),
             (fit.jobs, if fit.group.is_some() { "the other groups' jobs" } else { "the log" }),
         );
     }
