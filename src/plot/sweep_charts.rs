@@ -255,20 +255,8 @@ impl Chart for Heatmap<'_> {
                     .s()?;
                 rest
             };
-            let x_spec = AxisSpec::with_ticks(
-                -0.5,
-                xs.len() as f64 - 0.5,
-                (0..xs.len()).map(|k| k as f64).collect(),
-                &sw.params[0],
-                &xf,
-            );
-            let y_spec = AxisSpec::with_ticks(
-                -0.5,
-                ys.len() as f64 - 0.5,
-                (0..ys.len()).map(|k| k as f64).collect(),
-                &sw.params[1],
-                &yf,
-            );
+            let x_spec = AxisSpec::categories(xs.len(), &sw.params[0], &xf);
+            let y_spec = AxisSpec::categories(ys.len(), &sw.params[1], &yf);
             let chart = th.axes(&panel, &x_spec, &y_spec)?;
             for (xi, xv) in xs.iter().enumerate() {
                 for (yi, yv) in ys.iter().enumerate() {

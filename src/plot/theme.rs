@@ -263,6 +263,12 @@ impl<'f> AxisSpec<'f> {
     pub fn with_ticks(lo: f64, hi: f64, ticks: Vec<f64>, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
         AxisSpec { lo, hi, ticks, desc: desc.to_string(), fmt, labels: true, reserve: 0 }
     }
+
+    /// An axis of `n` categories at 0, 1, …, n − 1, each with half a step of room around it
+    /// (heatmap rows and columns); `fmt` labels category `k`.
+    pub fn categories(n: usize, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
+        AxisSpec::with_ticks(-0.5, n as f64 - 0.5, (0..n).map(|k| k as f64).collect(), desc, fmt)
+    }
 }
 
 impl Theme {

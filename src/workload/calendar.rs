@@ -86,11 +86,6 @@ impl HourlyProfile {
         Some(HourlyProfile { rates, cumulative, offset })
     }
 
-    /// The normalised rates (average 1), first hour of the period first.
-    pub fn rates(&self) -> &[f64] {
-        &self.rates
-    }
-
     fn hour_index(&self, hour: u64) -> usize {
         ((hour + self.offset) % self.rates.len() as u64) as usize
     }
