@@ -94,6 +94,55 @@ impl Date {
     }
 }
 
+/// The simulation clock against the civil calendar.
+///
+/// The measured window is the year (or `horizon_days`) from midnight of the start date;
+/// the warm-up runs *before* it, so clock 0 is `start − warm-up` and the start date's
+/// midnight is clock time `warmup`. Seasons, maintenance, budget periods and daily series
+/// are placed through this mapping so that a date means the same day whatever the
+/// warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// First measured day.
+    pub start: Date,
+    /// Clock time of the start date's midnight (the warm-up length), whole hours.
+    pub warmup: u64,
+}
+
+impl Clock {
+    /// Clock seconds of a date's midnight (negative before clock 0).
+    pub fn seconds_of(self, d: Date) -> i64 {
+        (d.to_days() - self.start.to_days()) * 86_400 + self.warmup as i64
+    }
+
+    /// The civil date at clock time `t`.
+    pub fn date_at(self, t: u64) -> Date {
+        let since_start = t as i64 - self.warmup as i64;
+        self.start.add_days(since_start.div_euclid(86_400))
+    }
+
+    /// The measured day index of clock time `t` (0 = the start date); `None` during the
+    /// warm-up.
+    pub fn day_index(self, t: u64) -> Option<usize> {
+        t.checked_sub(self.warmup).map(|s| (s / 86_400) as usize)
+    }
+
+    /// Hour of the week (Monday 00:00 = 0) at clock time 0.
+    pub fn hour_of_week_at_zero(self) -> u64 {
+        // 1970-01-01 (day 0) was a Thursday: Monday-based weekday = (days + 3) mod 7.
+        let weekday = (self.start.to_days() + 3).rem_euclid(7);
+        let hours = weekday * 24 - (self.warmup / 3_600) as i64;
+        hours.rem_euclid(168) as u64
+    }
+}
+
+/// Days from `start` to the same month-day a year later (365, or 366 across a 29 February).
+pub fn days_in_year_from(start: Date) -> i64 {
+    let next = Date::new(start.year() + 1, start.month(), start.day().min(days_in_month(start.year() + 1, start.month())))
+        .unwrap_or_else(|| start.add_days(365));
+    next.to_days() - start.to_days()
+}
+
 /// Number of days in a month of a year.
 pub fn days_in_month(year: i32, month: u8) -> u8 {
     match month {
@@ -123,6 +172,25 @@ mod tests {
             assert_eq!(Date::from_days(d).to_days(), d);
         }
         assert_eq!(Date::parse("2028-02-28").unwrap().add_days(1).to_string(), "2028-02-29");
+    }
+
+    #[test]
+    fn the_clock_puts_the_warm_up_before_the_start_date() {
+        let start = Date::parse("2026-09-01").unwrap(); // a Tuesday
+        let c = Clock { start, warmup: 14 * 86_400 };
+        assert_eq!(c.seconds_of(start), 14 * 86_400);
+        assert_eq!(c.date_at(0).to_string(), "2026-08-18");
+        assert_eq!(c.date_at(14 * 86_400 - 1).to_string(), "2026-08-31");
+        assert_eq!(c.date_at(14 * 86_400).to_string(), "2026-09-01");
+        assert_eq!(c.day_index(14 * 86_400 - 1), None);
+        assert_eq!(c.day_index(15 * 86_400), Some(1));
+        // 2026-08-18 is a Tuesday: hour 24 of the week.
+        assert_eq!(c.hour_of_week_at_zero(), 24);
+        assert_eq!(Clock { start, warmup: 0 }.hour_of_week_at_zero(), 24);
+        assert_eq!(Clock { start, warmup: 3_600 }.hour_of_week_at_zero(), 23);
+        assert_eq!(days_in_year_from(start), 365);
+        assert_eq!(days_in_year_from(Date::parse("2027-09-01").unwrap()), 366);
+        assert_eq!(days_in_year_from(Date::parse("2028-02-29").unwrap()), 365);
     }
 
     #[test]

@@ -180,7 +180,7 @@ pub fn simulate_observed<O: Observer>(
 
 impl<'a, O: Observer> World<'a, O> {
     fn new(scn: &'a Scenario, policy: &'a Policy, jobs: &'a [Job], replication: u64, obs: &'a mut O) -> Self {
-        let days = scn.horizon.div_ceil(DAY) as usize;
+        let days = scn.window_days();
         let window = (scn.warmup, scn.horizon);
         let st = jobs
             .iter()
@@ -210,7 +210,7 @@ impl<'a, O: Observer> World<'a, O> {
             offers: scn.offers.iter().map(OfferState::new).collect(),
             st,
             in_flight: HashMap::new(),
-            budget: BudgetState::new(policy.budget.as_ref(), scn.start_date),
+            budget: BudgetState::new(policy.budget.as_ref(), scn.clock()),
             tally: Tally { daily_cost: vec![0.0; days], ..Tally::default() },
             obs,
             debug: HashMap::new(),
@@ -330,14 +330,12 @@ impl<'a, O: Observer> World<'a, O> {
         self.cluster.finish(j, s.walltime_end, job.gpus, job.group);
         let done = s.segment >= s.remaining;
         self.obs.ended(self.now, j, Place::Campus, job.gpus, done);
-        if job.group {
+        if job.group && self.measured(j) {
             let gpu_secs = f64::from(job.gpus) * s.segment as f64;
             let cost = gpu_secs / HOUR as f64 * self.scn.campus.price_per_gpu_hour_cny;
             self.charge_day(cost);
-            if job.submit >= self.scn.warmup {
-                self.tally.campus_gpu_secs += gpu_secs;
-                self.tally.campus_cost += cost;
-            }
+            self.tally.campus_gpu_secs += gpu_secs;
+            self.tally.campus_cost += cost;
         }
         let s = &mut self.st[j as usize];
         s.remaining -= s.segment;
@@ -351,8 +349,17 @@ impl<'a, O: Observer> World<'a, O> {
         }
     }
 
+    /// Whether a job counts in the metrics (submitted in the measured window, not the warm-up).
+    pub(crate) fn measured(&self, j: u32) -> bool {
+        self.jobs[j as usize].submit >= self.scn.warmup
+    }
+
+    /// Books a measured job's charge on today's entry of the daily cost series; a charge
+    /// after the window's end goes on its last day (the year's bill includes the work its
+    /// jobs finish after it), so the series sums to the total.
     fn charge_day(&mut self, cost: f64) {
-        let day = (self.now / DAY) as usize;
+        let last = self.tally.daily_cost.len().saturating_sub(1);
+        let day = self.scn.clock().day_index(self.now).unwrap_or(0).min(last);
         if let Some(c) = self.tally.daily_cost.get_mut(day) {
             *c += cost;
         }
@@ -440,11 +447,11 @@ impl<'a, O: Observer> World<'a, O> {
         self.offers[f.offer].busy -= job.gpus;
         self.obs.ended(self.now, j, Place::Offer(f.offer as u16), job.gpus, true);
         let variable = f.run.compute_cost + f.run.transfer_cost + f.run.storage_cost;
-        self.charge_day(variable);
         if let Some((period, estimate)) = f.committed {
             self.budget.settle(period, estimate, variable, self.now);
         }
-        if job.submit >= self.scn.warmup {
+        if self.measured(j) {
+            self.charge_day(variable);
             let t = &mut self.tally;
             t.hourly_cost += f.run.compute_cost;
             t.transfer_cost += f.run.transfer_cost;
@@ -470,8 +477,8 @@ impl<'a, O: Observer> World<'a, O> {
 
     /// Adds a debugging charge.
     pub(crate) fn charge_debug(&mut self, j: u32, cost: f64) {
-        self.charge_day(cost);
-        if self.jobs[j as usize].submit >= self.scn.warmup {
+        if self.measured(j) {
+            self.charge_day(cost);
             self.tally.hourly_cost += cost;
         }
     }
@@ -500,15 +507,15 @@ impl<'a, O: Observer> World<'a, O> {
         {
             l.advance(end);
         }
-        let window = scn.horizon - scn.warmup;
+        let window = scn.window();
         let rented = crate::policy::rented_monthly_offers(self.policy, &scn.offers);
-        let monthly_cost: f64 =
-            rented.iter().map(|&o| crate::cloud::billing::monthly_rent(&scn.offers[o], window)).sum();
+        let mut rent_by_day = vec![0.0; self.tally.daily_cost.len()];
+        for &o in &rented {
+            let rent = crate::cloud::billing::monthly_rent_by_day(&scn.offers[o], scn.clock(), window);
+            rent_by_day.iter_mut().zip(rent).for_each(|(a, r)| *a += r);
+        }
+        let monthly_cost: f64 = rent_by_day.iter().sum();
         let monthly_gpus: u32 = rented.iter().map(|&o| scn.offers[o].capacity.unwrap_or(0)).sum();
-        let rent_per_day: f64 = rented
-            .iter()
-            .map(|&o| f64::from(scn.offers[o].capacity.unwrap_or(0)) * scn.offers[o].price_per_gpu_month_cny / 30.0)
-            .sum();
         let t = &self.tally;
         let [wait_mean, p50, p95, p99, waited] = wait_stats(&t.waits_h);
         let nan_if_zero = |num: f64, den: u64| if den == 0 { f64::NAN } else { num / den as f64 };
@@ -559,7 +566,7 @@ impl<'a, O: Observer> World<'a, O> {
             campus_queue_gpus: queue_daily,
             campus_busy_gpus: self.busy.daily_means(),
             cloud_busy_gpus: self.cloud_busy.daily_means(),
-            cost_cny: t.daily_cost.iter().map(|c| c + rent_per_day).collect(),
+            cost_cny: t.daily_cost.iter().zip(&rent_by_day).map(|(c, r)| c + r).collect(),
         };
         let records = if keep_records {
             self.jobs

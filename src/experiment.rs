@@ -143,7 +143,7 @@ pub enum Stopping {
 impl Results {
     /// Empty results for a scenario.
     pub fn new(scenario: &Scenario) -> Results {
-        let days = scenario.horizon.div_ceil(crate::units::DAY) as usize;
+        let days = scenario.window_days();
         let bins = wait_bin_edges().len();
         let empty = PolicyResults {
             values: Vec::new(),

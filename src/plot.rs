@@ -195,7 +195,8 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
     let mut warnings = folder.notes().to_vec();
     let prefix = opts.title.clone().unwrap_or_else(|| folder.name().to_string());
     let font_px = opts.font_size.unwrap_or_else(|| (f64::from(opts.width) / 64.0).clamp(12.0, 48.0));
-    let theme = Theme { lang: opts.lang, width: opts.width, height: opts.height, font_px, prefix, scale: 1.0 };
+    let annual = folder.annual();
+    let theme = Theme { lang: opts.lang, width: opts.width, height: opts.height, font_px, prefix, scale: 1.0, annual };
     let mut text = folder.texts();
     text.push_str(&theme.prefix);
     for l in i18n::L::ALL {

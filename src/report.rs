@@ -79,8 +79,8 @@ fn pm(s: Option<&Stat>, scale: f64) -> String {
 /// The content of the report.
 pub fn blocks(folder: &Folder, n_charts: usize, lang: Lang) -> Vec<Block> {
     match folder {
-        Folder::Run(r) => run_blocks(r, n_charts, lang),
-        Folder::Sweep(s) => sweep_blocks(s, n_charts, lang),
+        Folder::Run(r) => run_blocks(r, n_charts, lang, folder.annual()),
+        Folder::Sweep(s) => sweep_blocks(s, n_charts, lang, folder.annual()),
     }
 }
 
@@ -88,7 +88,7 @@ fn version_line(lang: Lang) -> String {
     fill(L::Generated.get(lang), &[env!("CARGO_PKG_VERSION")])
 }
 
-fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
+fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<Block> {
     let t = |l: L| l.get(lang).to_string();
     let mut b = vec![Block::Title(fill(L::ReportRunTitle.get(lang), &[&r.name]))];
     let mut meta = Vec::new();
@@ -107,7 +107,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
     }
     b.push(Block::Heading(t(L::SummaryHeading)));
     let mut head = vec![t(L::Policy)];
-    head.extend(HEADLINE.iter().map(|m| metric_label(m).0.get(lang).to_string()));
+    head.extend(HEADLINE.iter().map(|m| metric_label(m).0.per_window(annual).get(lang).to_string()));
     let rows = r
         .policies
         .iter()
@@ -119,7 +119,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
         .collect();
     b.push(Block::Table(head, rows));
     let mut head = vec![t(L::Policy)];
-    head.extend(COMPONENTS.iter().map(|c| format!("{}{}", c.1.get(lang), L::CnyUnit.get(lang))));
+    head.extend(COMPONENTS.iter().map(|c| format!("{}{}", c.1.get(lang), L::CnyUnit.per_window(annual).get(lang))));
     let rows = r
         .policies
         .iter()
@@ -134,7 +134,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
     if let Some(base) = r.paired.first().map(|p| p.baseline.clone()) {
         b.push(Block::Heading(fill(L::PairedHeading.get(lang), &[&base])));
         let mut head = vec![t(L::Policy)];
-        head.extend(HEADLINE.iter().map(|m| format!("Δ {}", metric_label(m).0.get(lang))));
+        head.extend(HEADLINE.iter().map(|m| format!("Δ {}", metric_label(m).0.per_window(annual).get(lang))));
         let rows = r
             .policies
             .iter()
@@ -169,7 +169,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
     b
 }
 
-fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
+fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<Block> {
     let t = |l: L| l.get(lang).to_string();
     let mut b = vec![Block::Title(fill(L::ReportSweepTitle.get(lang), &[&s.name]))];
     let points = s.rows.iter().map(|r| r.0).max().map_or(0, |m| m + 1);
@@ -201,7 +201,7 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang) -> Vec<Block> {
     b.push(Block::Heading(t(L::SweepPointsHeading)));
     let mut head: Vec<String> = s.params.clone();
     head.push(t(L::Policy));
-    head.extend(HEADLINE.iter().map(|m| metric_label(m).0.get(lang).to_string()));
+    head.extend(HEADLINE.iter().map(|m| metric_label(m).0.per_window(annual).get(lang).to_string()));
     let mut keys: Vec<(&Vec<String>, &str)> = Vec::new();
     for r in &s.rows {
         if !keys.iter().any(|k| k.0 == &r.1 && k.1 == r.2.policy) {

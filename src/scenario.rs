@@ -13,7 +13,7 @@ mod validate;
 
 use std::path::Path;
 
-use crate::date::Date;
+use crate::date::{Clock, Date};
 use crate::scenario::dist::Sampler;
 use crate::scenario::raw::{BillingMode, BudgetPeriod, JobKind, PolicyKind, RawScenario, SchedulerKind, WhenFull};
 use crate::units::SimTime;
@@ -73,11 +73,13 @@ pub struct Scenario {
     pub name: String,
     /// What question it answers.
     pub description: String,
-    /// First simulated day.
+    /// First measured day (its midnight is clock time [`Scenario::warmup`]).
     pub start_date: Date,
-    /// Arrivals stop at this time; jobs already submitted run to completion.
+    /// End of the measured window: arrivals stop at this time and jobs already submitted
+    /// run to completion.
     pub horizon: SimTime,
-    /// Metrics ignore jobs submitted before this time.
+    /// Start of the measured window (midnight of `start_date`); the warm-up runs on
+    /// `[0, warmup)` and metrics ignore jobs submitted in it.
     pub warmup: SimTime,
     /// Replications per policy.
     pub replications: u32,
@@ -347,6 +349,27 @@ impl Scenario {
             .bytes()
             .chain(trace.to_le_bytes())
             .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    }
+
+    /// The clock against the civil calendar.
+    pub fn clock(&self) -> Clock {
+        Clock { start: self.start_date, warmup: self.warmup }
+    }
+
+    /// Length of the measured window, seconds.
+    pub fn window(&self) -> SimTime {
+        self.horizon - self.warmup
+    }
+
+    /// Days in the measured window (a part day counts as one): the length of the daily series.
+    pub fn window_days(&self) -> usize {
+        self.window().div_ceil(crate::units::DAY) as usize
+    }
+
+    /// True when the measured window is exactly one calendar year from the start date, so
+    /// totals are annual figures (labelled "CNY/year").
+    pub fn is_one_year(&self) -> bool {
+        self.window() == crate::date::days_in_year_from(self.start_date) as SimTime * crate::units::DAY
     }
 
     /// Index of a policy by name.

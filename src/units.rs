@@ -1,11 +1,12 @@
 //! Time on the simulation clock and conversions at the boundaries.
 //!
-//! The engine counts whole seconds from midnight of the scenario's start date
-//! ([`SimTime`]); nothing inside a replication accumulates floating-point time, so event
+//! The engine counts whole seconds from the start of the warm-up, which ends at midnight
+//! of the scenario's start date ([`SimTime`], see [`crate::date::Clock`]); nothing inside a replication accumulates floating-point time, so event
 //! order never depends on rounding. Hours, days and CNY appear only at the edges: in
 //! scenario keys (`_hours`, `_days`) and in output columns (`_h`, `_cny`).
 
-/// A point on the simulation clock: whole seconds since midnight of the start date.
+/// A point on the simulation clock: whole seconds since the warm-up began (the start
+/// date's midnight is clock time `warmup`).
 pub type SimTime = u64;
 
 /// One minute, in clock seconds.
@@ -14,8 +15,6 @@ pub const MINUTE: SimTime = 60;
 pub const HOUR: SimTime = 3_600;
 /// One day, in clock seconds.
 pub const DAY: SimTime = 86_400;
-/// A billing month: 30 days, as cloud platforms bill monthly rentals.
-pub const MONTH: SimTime = 30 * DAY;
 
 /// Converts a duration in hours (from a scenario) to whole clock seconds, rounding to the
 /// nearest second and never below `min_seconds`.

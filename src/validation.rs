@@ -159,7 +159,7 @@ impl Case {
             description: Some(format!("{}: Erlang C validation case", self.name)),
             simulation: RawSimulation {
                 start_date: "2026-01-01".into(),
-                horizon_days: self.horizon_days,
+                horizon_days: Some(self.horizon_days - self.warmup_days),
                 warmup_days: self.warmup_days,
                 replications: self.replications.max(1),
                 seed,

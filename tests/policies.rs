@@ -185,9 +185,11 @@ fn monthly_rent_does_not_depend_on_use() {
     let a = &run_all(&busy, 0)[0].metrics;
     let b = &run_all(&idle, 0)[0].metrics;
     assert!(a.get(Metric::MonthlyUtilization) > 0.0 && b.get(Metric::MonthlyUtilization) == 0.0);
-    // 55 measured days = 2 whole months × 8 GPUs × 2,500.
-    assert_eq!(a.get(Metric::MonthlyCost), 40_000.0);
-    assert_eq!(b.get(Metric::MonthlyCost), 40_000.0);
+    // Hand computation: 60 measured days from 1 October 2026 are all 31 days of October
+    // and 29 of November's 30, pro rata by day: (1 + 29/30) months × 8 GPUs × 2,500.
+    let expected = (1.0 + 29.0 / 30.0) * 8.0 * 2_500.0;
+    assert!((a.get(Metric::MonthlyCost) - expected).abs() < 1e-6, "{}", a.get(Metric::MonthlyCost));
+    assert_eq!(a.get(Metric::MonthlyCost), b.get(Metric::MonthlyCost));
 }
 
 #[test]
@@ -208,6 +210,12 @@ fn costs_are_never_negative_and_add_up_under_every_policy() {
             assert!((m.get(Metric::TotalCost) - sum).abs() <= 1e-6 * sum.max(1.0));
             let cloud = m.get(Metric::HourlyCost) + m.get(Metric::MonthlyCost) + m.get(Metric::TransferCost);
             assert!((m.get(Metric::CloudCost) - cloud).abs() <= 1e-6 * cloud.max(1.0));
+            // The daily series covers exactly the measured window and sums to the total:
+            // nothing from the warm-up, nothing lost after the window's end.
+            assert_eq!(m.daily.cost_cny.len(), scn.window_days());
+            let daily: f64 = m.daily.cost_cny.iter().sum();
+            let total = m.get(Metric::TotalCost);
+            assert!((daily - total).abs() <= 1e-9 * total.max(1.0), "daily series sum {daily} ≠ total {total}");
         }
     }
 }

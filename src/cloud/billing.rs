@@ -2,7 +2,8 @@
 //! No state and no randomness, so every rule is testable on its own.
 
 use crate::scenario::Offer;
-use crate::units::{DAY, HOUR, MONTH, SimTime};
+use crate::date::{Clock, days_in_month};
+use crate::units::{DAY, HOUR, SimTime};
 
 /// Seconds charged for a session of `duration` seconds: rounded up to the granularity,
 /// and never less than the minimum charge.
@@ -27,11 +28,27 @@ pub fn storage_charge(offer: &Offer, data_gb: f64, seconds: SimTime) -> f64 {
     chargeable * seconds as f64 / DAY as f64 * offer.storage_price_per_gb_day_cny
 }
 
-/// Monthly rent in CNY for an offer over a measured window: whole 30-day months, paid
-/// whether the GPUs are busy or idle.
-pub fn monthly_rent(offer: &Offer, window: SimTime) -> f64 {
-    let months = window.div_ceil(MONTH);
-    months as f64 * f64::from(offer.capacity.unwrap_or(0)) * offer.price_per_gpu_month_cny
+/// Monthly rent in CNY for each day of the measured window, pro rata by day of the
+/// calendar month: a day of a 30-day month costs 1/30 of the monthly price, a day of
+/// February 2027 1/28, and a part day (a window that does not end at midnight) its
+/// fraction. A whole calendar year therefore costs exactly twelve months, and any window
+/// the share of the months it covers; paid whether the GPUs are busy or idle.
+pub fn monthly_rent_by_day(offer: &Offer, clock: Clock, window: SimTime) -> Vec<f64> {
+    let per_month = f64::from(offer.capacity.unwrap_or(0)) * offer.price_per_gpu_month_cny;
+    let days = window.div_ceil(DAY);
+    (0..days)
+        .map(|d| {
+            let date = clock.start.add_days(d as i64);
+            let covered = (window - d * DAY).min(DAY) as f64 / DAY as f64;
+            per_month * covered / f64::from(days_in_month(date.year(), date.month()))
+        })
+        .collect()
+}
+
+/// Monthly rent in CNY for an offer over the measured window (the sum of
+/// [`monthly_rent_by_day`]).
+pub fn monthly_rent(offer: &Offer, clock: Clock, window: SimTime) -> f64 {
+    monthly_rent_by_day(offer, clock, window).iter().sum()
 }
 
 #[cfg(test)]
@@ -102,12 +119,25 @@ mod tests {
     }
 
     #[test]
-    fn monthly_rent_is_whole_months_and_independent_of_use() {
+    fn monthly_rent_is_pro_rata_by_day_of_the_calendar_month() {
+        use crate::date::Date;
         let mut o = offer(1, 0, 0.0);
         o.billing = BillingMode::Monthly;
         o.capacity = Some(2);
         o.price_per_gpu_month_cny = 1000.0;
-        assert_eq!(monthly_rent(&o, 30 * DAY), 2000.0);
-        assert_eq!(monthly_rent(&o, 31 * DAY), 4000.0);
+        let clock = |d: &str| Clock { start: Date::parse(d).unwrap(), warmup: 14 * DAY };
+        // A year from 1 September 2026 is twelve whole months: 12 × 2 GPUs × 1000.
+        let year = monthly_rent(&o, clock("2026-09-01"), 365 * DAY);
+        assert!((year - 24_000.0).abs() < 1e-6, "{year}");
+        // Hand computation: 15 Sep – 14 Oct 2026 is 16 days of a 30-day month and 14 of a
+        // 31-day month: 2000 × (16/30 + 14/31) = 1969.89…
+        let got = monthly_rent(&o, clock("2026-09-15"), 30 * DAY);
+        assert!((got - 2000.0 * (16.0 / 30.0 + 14.0 / 31.0)).abs() < 1e-9, "{got}");
+        // February 2027 has 28 days: all of it is one month; half a day is 1/56 month.
+        assert!((monthly_rent(&o, clock("2027-02-01"), 28 * DAY) - 2000.0).abs() < 1e-9);
+        assert!((monthly_rent(&o, clock("2027-02-01"), DAY / 2) - 2000.0 / 56.0).abs() < 1e-9);
+        // Each day of a 31-day month costs the same.
+        let by_day = monthly_rent_by_day(&o, clock("2026-10-01"), 31 * DAY);
+        assert!(by_day.iter().all(|&d| (d - 2000.0 / 31.0).abs() < 1e-9));
     }
 }

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use crate::date::Date;
+use crate::date::Clock;
 use crate::scenario::Budget;
 use crate::scenario::raw::BudgetPeriod;
 use crate::units::{DAY, SimTime};
@@ -20,7 +20,7 @@ use crate::units::{DAY, SimTime};
 #[derive(Debug)]
 pub struct BudgetState<'a> {
     spec: Option<&'a Budget>,
-    start: Date,
+    clock: Clock,
     spent: HashMap<u32, f64>,
     committed: HashMap<u32, f64>,
     fired: HashMap<u32, usize>,
@@ -31,10 +31,10 @@ pub struct BudgetState<'a> {
 
 impl<'a> BudgetState<'a> {
     /// Bookkeeping for `spec` (none = unlimited).
-    pub fn new(spec: Option<&'a Budget>, start: Date) -> Self {
+    pub fn new(spec: Option<&'a Budget>, clock: Clock) -> Self {
         BudgetState {
             spec,
-            start,
+            clock,
             spent: HashMap::new(),
             committed: HashMap::new(),
             fired: HashMap::new(),
@@ -47,7 +47,7 @@ impl<'a> BudgetState<'a> {
     /// The period a time falls in.
     fn period(&self, now: SimTime) -> u32 {
         let Some(b) = self.spec else { return 0 };
-        let d = self.start.add_days((now / DAY) as i64);
+        let d = self.clock.date_at(now);
         let (y, m) = (d.year() as u32, u32::from(d.month()));
         match b.period {
             BudgetPeriod::Month => y * 12 + m,
@@ -75,7 +75,10 @@ impl<'a> BudgetState<'a> {
             *self.committed.entry(p).or_default() += estimate;
             Ok(Some((p, estimate)))
         } else {
-            self.cap_day.get_or_insert(now as f64 / DAY as f64);
+            // Days from the start date; a refusal during the warm-up is not measured.
+            if let Some(since) = now.checked_sub(self.clock.warmup) {
+                self.cap_day.get_or_insert(since as f64 / DAY as f64);
+            }
             Err(())
         }
     }

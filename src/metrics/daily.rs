@@ -3,12 +3,14 @@
 
 use crate::units::{DAY, SimTime};
 
-/// A piecewise-constant level integrated over time, per day and over the measured window.
+/// A piecewise-constant level integrated over time, per day of the measured window and
+/// over the whole window. Day 0 starts at the window's start (the start date's midnight);
+/// the warm-up before it is not recorded.
 #[derive(Clone, Debug)]
 pub struct DailyLevel {
     value: f64,
     since: SimTime,
-    /// Integral (value × seconds) per day of the horizon.
+    /// Integral (value × seconds) per day of the measured window.
     per_day: Vec<f64>,
     window: (SimTime, SimTime),
     /// Integral over the measured window.
@@ -16,7 +18,8 @@ pub struct DailyLevel {
 }
 
 impl DailyLevel {
-    /// A level of 0 from time 0, recorded for `days` days, with a measured window.
+    /// A level of 0 from time 0, recorded for `days` days from the start of the measured
+    /// window `window`.
     pub fn new(days: usize, window: (SimTime, SimTime)) -> DailyLevel {
         DailyLevel { value: 0.0, since: 0, per_day: vec![0.0; days], window, in_window: 0.0 }
     }
@@ -31,11 +34,12 @@ impl DailyLevel {
             if b > a {
                 self.in_window += self.value * (b - a) as f64;
             }
-            let mut t = self.since;
-            let end = now.min(self.per_day.len() as SimTime * DAY);
+            let origin = self.window.0;
+            let mut t = self.since.max(origin);
+            let end = now.min(origin + self.per_day.len() as SimTime * DAY);
             while t < end {
-                let day = (t / DAY) as usize;
-                let stop = end.min((day as SimTime + 1) * DAY);
+                let day = ((t - origin) / DAY) as usize;
+                let stop = end.min(origin + (day as SimTime + 1) * DAY);
                 self.per_day[day] += self.value * (stop - t) as f64;
                 t = stop;
             }
@@ -66,7 +70,8 @@ impl DailyLevel {
     }
 }
 
-/// Daily series of one replication of one policy (index = day from the start date).
+/// Daily series of one replication of one policy over the measured window (index = day
+/// from the start date).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Daily {
     /// Mean GPUs requested by jobs waiting on campus.
@@ -75,8 +80,9 @@ pub struct Daily {
     pub campus_busy_gpus: Vec<f64>,
     /// Mean busy cloud GPUs (all offers, incl. debugging).
     pub cloud_busy_gpus: Vec<f64>,
-    /// The group's spending that day (jobs charged on the day they end; monthly rent spread
-    /// evenly over the days).
+    /// The group's spending that day: each measured job's charges on the day they are
+    /// billed (the window's last day for jobs that end after it), monthly rent pro rata by
+    /// day of its calendar month. Sums to the run's total cost.
     pub cost_cny: Vec<f64>,
 }
 
@@ -85,12 +91,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn days_count_from_the_window_start_and_skip_the_warm_up() {
+        let mut l = DailyLevel::new(2, (DAY, 3 * DAY));
+        l.set(0, 1.0);
+        l.set(DAY + DAY / 2, 3.0);
+        l.advance(3 * DAY);
+        assert_eq!(l.daily_means(), vec![2.0, 3.0]);
+        assert_eq!(l.window_mean(), 2.5);
+    }
+
+    #[test]
     fn integrates_across_day_boundaries() {
-        let mut l = DailyLevel::new(3, (DAY, 3 * DAY));
+        let mut l = DailyLevel::new(3, (0, 3 * DAY));
         l.set(DAY / 2, 2.0);
         l.set(DAY + DAY / 2, 4.0);
         l.advance(3 * DAY);
         assert_eq!(l.daily_means(), vec![1.0, 3.0, 4.0]);
-        assert_eq!(l.window_mean(), (2.0 * 0.5 + 4.0 * 1.5) / 2.0);
+        assert_eq!(l.window_mean(), (2.0 * 0.5 + 2.0 * 0.5 + 4.0 * 1.5) / 3.0);
     }
 }

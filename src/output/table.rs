@@ -53,10 +53,24 @@ fn signed_hours(s: &Summary) -> String {
     format!("{sign}{:.2}{hw} h", s.mean.abs())
 }
 
+/// The unit of the measured window's totals: "CNY/year" when the window is one calendar
+/// year, else "CNY per N days".
+pub fn cost_unit(scenario: &Scenario) -> String {
+    if scenario.is_one_year() {
+        "CNY/year".into()
+    } else {
+        let days = scenario.window() as f64 / crate::units::DAY as f64;
+        format!("CNY per {} days", super::num(days))
+    }
+}
+
 /// The whole table as text.
 pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
+    let cost = format!("total cost ({})", cost_unit(scenario));
     let header =
-        ["policy", "total cost (CNY)", "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
+        [cost.as_str(), "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
+    let header = std::iter::once("policy").chain(header).collect::<Vec<_>>();
+    let header: [&str; 7] = header.try_into().expect("seven columns");
     let mut rows: Vec<[String; 7]> = Vec::new();
     for p in &scenario.policies {
         let g = |m: Metric| s.get(&p.name, m).map(|r| r.summary).expect("every policy is summarised");
@@ -107,9 +121,10 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         }
         let d = |m: Metric| s.paired(&p.name, m).map(|r| r.summary).expect("every policy is paired");
         paired.push_str(&format!(
-            "  {}: cost {}, mean wait {}, p95 wait {}\n",
+            "  {}: cost {} {}, mean wait {}, p95 wait {}\n",
             p.name,
             signed_money(&d(Metric::TotalCost)),
+            cost_unit(scenario).trim_start_matches("CNY").replace('/', "per ").trim(),
             signed_hours(&d(Metric::WaitMean)),
             signed_hours(&d(Metric::WaitP95)),
         ));

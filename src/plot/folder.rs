@@ -123,6 +123,25 @@ pub enum Folder {
 }
 
 impl Folder {
+    /// Whether the totals are annual: the scenario's measured window is one calendar year
+    /// from its start date (horizon_days omitted, or equal to that year's 365 or 366
+    /// days). Unknown (no scenario file) counts as not annual, so labels say only "CNY".
+    pub fn annual(&self) -> bool {
+        let table = match self {
+            Folder::Run(r) => r.table.as_ref(),
+            Folder::Sweep(s) => s.table.as_ref(),
+        };
+        let Some(sim) = table.and_then(|t| t.get("simulation")).and_then(|v| v.as_table()) else { return false };
+        let Some(start) = sim.get("start_date").and_then(|v| v.as_str()).and_then(|d| Date::parse(d).ok()) else {
+            return false;
+        };
+        let year = crate::date::days_in_year_from(start) as f64;
+        match sim.get("horizon_days") {
+            None => true,
+            Some(v) => v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) == Some(year),
+        }
+    }
+
     /// Reads the folder: a sweep if it has `sweep.csv`, a run if it has `summary.csv`.
     ///
     /// # Errors
@@ -228,7 +247,11 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
     let campus_gpus = scenario.as_ref().map(|s| f64::from(s.campus.gpus));
     let maintenance = scenario
         .as_ref()
-        .map(|s| s.campus.maintenance.iter().map(|&(a, b)| (a as f64 / 86_400.0, b as f64 / 86_400.0)).collect())
+        .map(|s| {
+            // Days from the start date (the warm-up before it is not charted).
+            let day = |t: u64| (t as f64 - s.warmup as f64) / 86_400.0;
+            s.campus.maintenance.iter().filter(|&&(_, b)| b > s.warmup).map(|&(a, b)| (day(a).max(0.0), day(b))).collect()
+        })
         .unwrap_or_default();
     Ok(RunFolder {
         dir: dir.to_path_buf(),
@@ -254,13 +277,15 @@ fn seasons_of(s: &Scenario) -> Vec<SeasonBand> {
     let day = 86_400.0;
     let mut out = Vec::new();
     for (cal, own) in [(&s.background_calendar, false), (&s.group_calendar, true)] {
-        for w in &cal.windows {
+        // Days from the start date; windows in the warm-up before it are not charted.
+        let warmup = s.warmup as f64;
+        for w in cal.windows.iter().filter(|w| w.end > s.warmup) {
             let Some(season) = cal.seasons.get(w.season) else { continue };
             out.push(SeasonBand {
                 name: season.name.clone(),
                 multiplier: w.multiplier,
-                start_day: w.start as f64 / day,
-                end_day: w.end as f64 / day,
+                start_day: ((w.start as f64 - warmup) / day).max(0.0),
+                end_day: (w.end as f64 - warmup) / day,
                 own,
             });
         }

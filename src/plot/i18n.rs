@@ -154,6 +154,25 @@ labels! {
     Chosen => "Choose policy '{}' at {}.", "选择策略“{}”，参数取 {}。";
     Colon => ": ", "：";
     CnyUnit => " (CNY)", "（元）";
+    // Cost labels when the totals are for one calendar year (see `L::per_window`).
+    TotalCostAxisYear => "Total cost (CNY/year)", "年度总成本（元/年）";
+    CostAxisYear => "Mean cost (CNY/year)", "年均成本（元/年）";
+    MetricTotalCostYear => "Total cost (CNY/year)", "年度总成本（元/年）";
+    CnyUnitYear => " (CNY/year)", "（元/年）";
+}
+
+impl L {
+    /// The annual form of a cost label when `annual` (the measured window is one calendar
+    /// year), else the label itself.
+    pub fn per_window(self, annual: bool) -> L {
+        match (self, annual) {
+            (L::TotalCostAxis, true) => L::TotalCostAxisYear,
+            (L::CostAxis, true) => L::CostAxisYear,
+            (L::MetricTotalCost, true) => L::MetricTotalCostYear,
+            (L::CnyUnit, true) => L::CnyUnitYear,
+            (l, _) => l,
+        }
+    }
 }
 
 /// Fills the `{}` placeholders of a template in order.

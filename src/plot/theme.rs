@@ -23,6 +23,8 @@ pub struct Theme {
     pub prefix: String,
     /// Pixels per output pixel: 1 for SVG, 2 for the supersampled PNG drawing.
     pub scale: f64,
+    /// Totals are for one calendar year: cost labels say "CNY/year".
+    pub annual: bool,
 }
 
 /// Colour-blind-safe policy colours (Okabe–Ito, then Tableau), in policy order.
@@ -100,7 +102,7 @@ impl Theme {
 
     /// A label of the theme's language.
     pub fn t(&self, l: L) -> &'static str {
-        l.get(self.lang)
+        l.per_window(self.annual).get(self.lang)
     }
 
     /// `prefix: caption`, or `None` when titles are off.

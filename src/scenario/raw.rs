@@ -45,10 +45,13 @@ pub struct RawScenario {
 pub struct RawSimulation {
     /// First day simulated, `YYYY-MM-DD`.
     pub start_date: String,
-    /// Length of the simulated period, in days; arrivals stop at the horizon and the
-    /// jobs already submitted run to completion.
-    pub horizon_days: f64,
-    /// Days at the start excluded from every metric (the queue fills up from empty).
+    /// Length of the measured window from the start date, in days (default: one calendar
+    /// year, 365 or 366 days); arrivals stop at its end and the jobs already submitted run
+    /// to completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub horizon_days: Option<f64>,
+    /// Days simulated *before* the start date so the campus queue is not empty when
+    /// measuring begins (rounded to whole hours); nothing in the warm-up is measured.
     #[serde(default)]
     pub warmup_days: f64,
     /// Independent replications per policy.

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::dist::{DistSpec, Sampler};
 use super::raw::*;
 use super::{Budget, Campus, JobClass, Offer, Policy, Rule, Scenario, Target};
-use crate::date::{Date, days_in_month};
+use crate::date::{Clock, Date, days_in_month, days_in_year_from};
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
 use crate::workload::Job;
 use crate::workload::calendar::{Calendar, HourlyProfile, Season, SeasonWindow};
@@ -109,20 +109,22 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
     };
     let sim = &raw.simulation;
     let start_date = date("simulation.start_date", &sim.start_date)?;
-    let horizon_days = sim.horizon_days;
+    let year_days = days_in_year_from(start_date) as f64;
+    let horizon_days = sim.horizon_days.unwrap_or(year_days);
     if !(1.0 / 24.0..=MAX_HORIZON_DAYS).contains(&horizon_days) {
         return bad(
             "simulation.horizon_days",
             format!(
-                "{horizon_days} is not allowed; use at least one hour (1/24 day) and at most {MAX_HORIZON_DAYS} days"
+                "{horizon_days} is not allowed; use at least one hour (1/24 day) and at most {MAX_HORIZON_DAYS} days \
+                 (omit it for one calendar year from start_date)"
             ),
         );
     }
     let warmup_days = nonneg("simulation.warmup_days", sim.warmup_days)?;
-    if warmup_days >= horizon_days {
+    if warmup_days > MAX_HORIZON_DAYS {
         return bad(
             "simulation.warmup_days",
-            format!("{warmup_days} days is not allowed; the warm-up must end before the horizon ({horizon_days} days)"),
+            format!("{warmup_days} days is not allowed; give at most {MAX_HORIZON_DAYS} days of warm-up"),
         );
     }
     if sim.replications == 0 {
@@ -146,19 +148,24 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             format!("{max_replications} is not allowed; it must be at least replications ({})", sim.replications),
         );
     }
-    let horizon = (horizon_days * DAY as f64).round() as SimTime;
-    let warmup = (warmup_days * DAY as f64).round() as SimTime;
-    if start_date.add_days(horizon.div_ceil(DAY) as i64).year() > 9999 {
+    // The warm-up runs before the start date, in whole hours so that hour-of-day
+    // profiles stay aligned with local time.
+    let warmup = (warmup_days * 24.0).round() as SimTime * HOUR;
+    let horizon = warmup + (horizon_days * DAY as f64).round() as SimTime;
+    if start_date.add_days((horizon - warmup).div_ceil(DAY) as i64).year() > 9999
+        || start_date.add_days(-(warmup.div_ceil(DAY) as i64)).year() < 1900
+    {
         return bad(
             "simulation.horizon_days",
             format!(
-                "{horizon_days} days from {start_date} do not end before 9999-12-31, the last day the calendar knows; \
-                 use an earlier start_date or a shorter horizon"
+                "{horizon_days} days from {start_date} (after {warmup_days} days of warm-up) do not fit between \
+                 1900-01-01 and 9999-12-31, the days the calendar knows; use another start_date or a shorter horizon"
             ),
         );
     }
+    let clock = Clock { start: start_date, warmup };
 
-    let campus = campus(&raw.campus, start_date, horizon)?;
+    let campus = campus(&raw.campus, clock, horizon)?;
 
     let (background, background_calendar) = match &raw.background {
         None => (Vec::new(), Calendar::flat()),
@@ -201,8 +208,8 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                     c.rate_per_sec = load * campus.gpus as f64 * (c.rate_per_sec / shares) / work_per_job;
                 }
             }
-            let cal = calendar("background.seasons", &bg.seasons, bg.season_overlap, start_date, horizon)?;
-            let cal = with_profile("background.hourly_profile", cal, bg.hourly_profile.as_deref(), start_date)?;
+            let cal = calendar("background.seasons", &bg.seasons, bg.season_overlap, clock, horizon)?;
+            let cal = with_profile("background.hourly_profile", cal, bg.hourly_profile.as_deref(), clock)?;
             (classes, cal)
         }
     };
@@ -213,9 +220,9 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         group.push(job_class(&format!("workload.classes[{i}]"), c, false)?);
     }
     let group_calendar =
-        calendar("workload.seasons", &raw.workload.seasons, raw.workload.season_overlap, start_date, horizon)?;
+        calendar("workload.seasons", &raw.workload.seasons, raw.workload.season_overlap, clock, horizon)?;
     let group_calendar =
-        with_profile("workload.hourly_profile", group_calendar, raw.workload.hourly_profile.as_deref(), start_date)?;
+        with_profile("workload.hourly_profile", group_calendar, raw.workload.hourly_profile.as_deref(), clock)?;
     if group.is_empty() && background.is_empty() {
         return bad("workload.classes", "there are no jobs to simulate; add at least one [[workload.classes]]");
     }
@@ -301,6 +308,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
 
     let mut resolved = raw.clone();
     resolved.policies = raw_policies;
+    resolved.simulation.horizon_days = Some(horizon_days);
     Ok(Scenario {
         name: raw.name.clone().unwrap_or_else(|| "scenario".into()),
         description: raw.description.clone().unwrap_or_default(),
@@ -329,7 +337,7 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     if v.is_empty() { "(none)".into() } else { v.join(", ") }
 }
 
-fn campus(c: &RawCampus, start: Date, horizon: SimTime) -> Result<Campus> {
+fn campus(c: &RawCampus, clock: Clock, horizon: SimTime) -> Result<Campus> {
     let gpus = match (c.gpus, c.nodes, c.gpus_per_node) {
         (Some(g), None, None) => g,
         (None, Some(n), Some(p)) => n.saturating_mul(p),
@@ -380,8 +388,8 @@ fn campus(c: &RawCampus, start: Date, horizon: SimTime) -> Result<Campus> {
                 format!("'{b}' is before the start '{a}'; the end date must not come before the start"),
             );
         }
-        let from = (a.to_days() - start.to_days()).max(0) as SimTime * DAY;
-        let to = ((b.to_days() - start.to_days() + 1).max(0) as SimTime * DAY).min(horizon + 400 * DAY);
+        let from = clock.seconds_of(a).max(0) as SimTime;
+        let to = (clock.seconds_of(b.add_days(1)).max(0) as SimTime).min(horizon + 400 * DAY);
         if to > from {
             maintenance.push((from, to, i));
         }
@@ -508,7 +516,7 @@ fn in_year(year: i32, m: u8, d: u8) -> Date {
 
 /// Adds the hourly profile at `key` (if given) to a calendar whose clock starts at local
 /// midnight of `start`.
-fn with_profile(key: &str, cal: Calendar, rates: Option<&[f64]>, start: Date) -> Result<Calendar> {
+fn with_profile(key: &str, cal: Calendar, rates: Option<&[f64]>, clock: Clock) -> Result<Calendar> {
     let Some(rates) = rates else { return Ok(cal) };
     if !matches!(rates.len(), 24 | 168) {
         return bad(
@@ -527,9 +535,8 @@ fn with_profile(key: &str, cal: Calendar, rates: Option<&[f64]>, start: Date) ->
             );
         }
     }
-    // Monday = 0; 1970-01-01 (day 0) was a Thursday.
-    let weekday = (start.to_days() + 3).rem_euclid(7) as u64;
-    let offset = if rates.len() == 168 { weekday * 24 } else { 0 };
+    // Clock 0 is midnight of the start date minus the warm-up (whole hours).
+    let offset = clock.hour_of_week_at_zero();
     match HourlyProfile::new(rates, offset) {
         Some(p) => Ok(cal.with_profile(p)),
         None => bad(key, "all values are 0; at least one hour must have arrivals (omit the key for a flat profile)"),
@@ -540,12 +547,12 @@ fn calendar(
     key: &str,
     seasons: &[RawSeason],
     overlap: SeasonOverlap,
-    start: Date,
+    clock: Clock,
     horizon: SimTime,
 ) -> Result<Calendar> {
     unique(key, seasons.iter().map(|s| s.name.as_str()))?;
-    let origin = start.to_days();
-    let horizon_days = horizon.div_ceil(DAY) as i64;
+    let first_day = clock.date_at(0);
+    let last_day = clock.date_at(horizon);
     let mut named = Vec::new();
     let mut windows = Vec::new();
     for (i, s) in seasons.iter().enumerate() {
@@ -571,8 +578,8 @@ fn calendar(
                 }
                 (DayOf::Recurring(am, ad), DayOf::Recurring(bm, bd)) => {
                     let wraps = (bm, bd) < (am, ad);
-                    let first = start.year() - 1;
-                    let last = start.add_days(horizon_days).year();
+                    let first = first_day.year() - 1;
+                    let last = last_day.year();
                     (first..=last)
                         .map(|y| (y, if wraps { y + 1 } else { y }))
                         .filter(|&(_, end_year)| end_year >= 1900)
@@ -582,15 +589,10 @@ fn calendar(
                 _ => return bad(format!("{k}.end"), "start and end must both be YYYY-MM-DD or both MM-DD"),
             };
         for (a, b) in spans {
-            let from = (a.to_days() - origin).clamp(0, horizon_days);
-            let to = (b.to_days() - origin + 1).clamp(0, horizon_days);
+            let from = clock.seconds_of(a).clamp(0, horizon as i64) as SimTime;
+            let to = clock.seconds_of(b.add_days(1)).clamp(0, horizon as i64) as SimTime;
             if to > from {
-                windows.push(SeasonWindow {
-                    season: i,
-                    start: from as SimTime * DAY,
-                    end: to as SimTime * DAY,
-                    multiplier,
-                });
+                windows.push(SeasonWindow { season: i, start: from, end: to, multiplier });
             }
         }
         named.push(Season { name: s.name.clone(), multiplier });
