@@ -8,6 +8,7 @@
 
 pub mod arrivals;
 pub mod calendar;
+pub mod load;
 
 use rand::RngExt;
 

@@ -107,7 +107,8 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         out.trim_end().to_string() + "\n"
     };
     let mut out = String::new();
-    out.push_str(&format!("{}: {} replications per policy; mean ± 95% CI half-width\n\n", scenario.name, replications));
+    out.push_str(&format!("{}: {} replications per policy; mean ± 95% CI half-width\n", scenario.name, replications));
+    out.push_str(&format!("{}\n\n", crate::workload::load::offered_load(scenario)));
     out.push_str(&line(&header.map(String::from)));
     out.push_str(&line(&widths.map(|w| "─".repeat(w))));
     for r in &rows {

@@ -171,11 +171,18 @@ pub struct RawSeason {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBackground {
-    /// Offered load outside any season, as a fraction of campus GPU capacity. When given,
+    /// Offered load as the *mean over the measured window*, a fraction of campus GPU
+    /// capacity (what a measured annual utilisation is): the seasons and hourly profile
+    /// shape the load around this mean. When given (or `offered_load_outside_seasons`),
     /// each class's arrival rate follows from its `load_share`; otherwise each class needs
     /// `jobs_per_week`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offered_load: Option<f64>,
+    /// Offered load on days in no season (multiplier 1), a fraction of capacity: the
+    /// seasons raise or lower it from there, so the annual mean differs (it is printed).
+    /// Give this or `offered_load`, not both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_load_outside_seasons: Option<f64>,
     /// The other groups' job classes.
     #[serde(default)]
     pub classes: Vec<RawJobClass>,

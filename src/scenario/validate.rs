@@ -174,7 +174,8 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             let mut classes = Vec::new();
             for (i, c) in bg.classes.iter().enumerate() {
                 let key = format!("background.classes[{i}]");
-                let class = job_class(&key, c, bg.offered_load.is_some())?;
+                let class =
+                    job_class(&key, c, bg.offered_load.is_some() || bg.offered_load_outside_seasons.is_some())?;
                 let (_, max_gpus) = class.gpus.support();
                 if max_gpus > campus.gpus as f64 {
                     return bad(
@@ -184,13 +185,24 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                 }
                 classes.push(class);
             }
-            if let Some(load) = bg.offered_load {
-                let load = nonneg("background.offered_load", load)?;
-                if load >= 5.0 {
+            let cal = calendar("background.seasons", &bg.seasons, bg.season_overlap, clock, horizon)?;
+            let cal = with_profile("background.hourly_profile", cal, bg.hourly_profile.as_deref(), clock)?;
+            let load_key = match (bg.offered_load, bg.offered_load_outside_seasons) {
+                (Some(_), Some(_)) => {
                     return bad(
-                        "background.offered_load",
-                        format!("{load} is not allowed; give a fraction of capacity below 5 (0.75 = 75%)"),
+                        "background.offered_load_outside_seasons",
+                        "give offered_load (the mean over the measured year) or offered_load_outside_seasons \
+                         (the load on days in no season), not both",
                     );
+                }
+                (Some(l), None) => Some(("background.offered_load", l, true)),
+                (None, Some(l)) => Some(("background.offered_load_outside_seasons", l, false)),
+                (None, None) => None,
+            };
+            if let Some((key, load, annual_mean)) = load_key {
+                let load = nonneg(key, load)?;
+                if load >= 5.0 {
+                    return bad(key, format!("{load} is not allowed; give a fraction of capacity below 5 (0.75 = 75%)"));
                 }
                 if classes.is_empty() {
                     return bad(
@@ -202,14 +214,24 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                 if shares <= 0.0 {
                     return bad("background.classes", "the load_share values sum to 0; at least one must be positive");
                 }
+                // offered_load is the mean over the measured year: the season multipliers
+                // (and hourly profile) shape the load around it, so the base rate is
+                // divided by their mean over the window. offered_load_outside_seasons is
+                // the base rate itself.
+                let mean = if annual_mean { cal.mean_multiplier(warmup, horizon) } else { 1.0 };
+                if !(mean > 0.0) {
+                    return bad(
+                        "background.seasons",
+                        "the season multipliers are 0 over the whole measured window, so no load can be offered; \
+                         raise a multiplier or drop offered_load",
+                    );
+                }
                 // rate_per_sec holds the share until here; convert to arrival rates.
                 for c in &mut classes {
                     let work_per_job = c.gpus.mean() * c.runtime_hours.mean() * HOUR as f64;
-                    c.rate_per_sec = load * campus.gpus as f64 * (c.rate_per_sec / shares) / work_per_job;
+                    c.rate_per_sec = load * campus.gpus as f64 * (c.rate_per_sec / shares) / work_per_job / mean;
                 }
             }
-            let cal = calendar("background.seasons", &bg.seasons, bg.season_overlap, clock, horizon)?;
-            let cal = with_profile("background.hourly_profile", cal, bg.hourly_profile.as_deref(), clock)?;
             (classes, cal)
         }
     };
