@@ -91,6 +91,11 @@ pub(crate) enum Status {
 pub(crate) struct JobState {
     pub remaining: SimTime,
     pub first_start: SimTime,
+    /// When the job last joined a queue (the campus queue or an offer's line).
+    pub queued_since: SimTime,
+    /// Time spent waiting so far: every campus queueing segment (including re-queues
+    /// after walltime kills), an offer's line, and cloud start-up and upload.
+    pub waited: SimTime,
     pub end: SimTime,
     pub walltime_end: SimTime,
     pub segment: SimTime,
@@ -113,6 +118,7 @@ pub(crate) struct Tally {
     pub transfer_cost: f64,
     pub storage_cost: f64,
     pub waits_h: Vec<f64>,
+    pub first_waits_h: f64,
     pub turnaround_h: f64,
     pub completed: u64,
     pub with_deadline: u64,
@@ -187,6 +193,8 @@ impl<'a, O: Observer> World<'a, O> {
             .map(|j| JobState {
                 remaining: j.runtime,
                 first_start: SimTime::MAX,
+                queued_since: j.submit,
+                waited: 0,
                 end: SimTime::MAX,
                 walltime_end: 0,
                 segment: 0,
@@ -293,6 +301,7 @@ impl<'a, O: Observer> World<'a, O> {
         debug_assert!(job.gpus <= self.cluster.total(), "invariant: routing never sends a job larger than the cluster");
         let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
         self.st[j as usize].status = Status::CampusQueued;
+        self.st[j as usize].queued_since = self.now;
         self.cluster.enqueue(q);
     }
 
@@ -311,6 +320,7 @@ impl<'a, O: Observer> World<'a, O> {
             if s.first_start == SimTime::MAX {
                 s.first_start = self.now;
             }
+            s.waited += self.now - s.queued_since;
             s.status = Status::CampusRunning;
             s.place = Place::Campus;
             s.segment = s.remaining.min(q.walltime);
@@ -376,7 +386,8 @@ impl<'a, O: Observer> World<'a, O> {
         }
         let t = &mut self.tally;
         t.completed += 1;
-        t.waits_h.push(secs_to_hours(s.first_start - job.submit));
+        t.waits_h.push(secs_to_hours(s.waited));
+        t.first_waits_h += secs_to_hours(s.first_start - job.submit);
         t.turnaround_h += secs_to_hours(s.end - job.submit);
         if job.deadline != NO_DEADLINE {
             t.with_deadline += 1;
@@ -394,6 +405,7 @@ impl<'a, O: Observer> World<'a, O> {
     /// campus if the policy says so and the campus can take it.
     pub(crate) fn send_to_cloud(&mut self, j: u32, offer: usize, committed: Option<(u32, f64)>) {
         let gpus = self.jobs[j as usize].gpus;
+        self.st[j as usize].queued_since = self.now;
         let o = &self.offers[offer];
         if o.waiting.is_empty() && o.has_room(gpus) {
             self.launch(j, offer, committed);
@@ -434,6 +446,8 @@ impl<'a, O: Observer> World<'a, O> {
         if s.first_start == SimTime::MAX {
             s.first_start = run.compute_start;
         }
+        // The offer's line (if any), then start-up and upload, are waiting.
+        s.waited += run.compute_start - s.queued_since;
         s.status = Status::CloudRunning;
         s.place = Place::Offer(offer as u16);
         self.events.push(run.end, Event::CloudEnd(j));
@@ -560,6 +574,7 @@ impl<'a, O: Observer> World<'a, O> {
         put(Metric::WalltimeResubmits, t.resubmits as f64);
         put(Metric::QueueLenMean, self.group_waiting.window_mean());
         put(Metric::ArrivalRatePerHour, t.arrivals as f64 / secs_to_hours(window));
+        put(Metric::FirstWaitMean, nan_if_zero(t.first_waits_h, t.completed));
         let queue_daily = self.queued.daily_means();
         let unstable = offered >= 1.0 || growing_backlog(&queue_daily, t.backlog_days);
         let daily = Daily {

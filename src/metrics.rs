@@ -28,7 +28,8 @@ pub enum Metric {
     TransferCost,
     /// Cloud storage.
     StorageCost,
-    /// Mean wait from submission to the start of compute.
+    /// Mean wait: all the time a job spent queued on campus (every segment, including
+    /// re-queues after walltime kills), in an offer's line, and in cloud start-up and upload.
     WaitMean,
     /// Median wait.
     WaitP50,
@@ -70,11 +71,14 @@ pub enum Metric {
     QueueLenMean,
     /// Group arrivals per hour in the measured window (Little's λ).
     ArrivalRatePerHour,
+    /// Mean wait from submission to the first start of compute (the first segment only:
+    /// what a user sees before anything runs).
+    FirstWaitMean,
 }
 
 impl Metric {
     /// Every metric, in output order.
-    pub const ALL: [Metric; 28] = [
+    pub const ALL: [Metric; 29] = [
         Metric::TotalCost,
         Metric::CampusCost,
         Metric::CloudCost,
@@ -103,6 +107,7 @@ impl Metric {
         Metric::WalltimeResubmits,
         Metric::QueueLenMean,
         Metric::ArrivalRatePerHour,
+        Metric::FirstWaitMean,
     ];
 
     /// Headline metrics: the ones sequential stopping and the terminal table watch.
@@ -140,6 +145,7 @@ impl Metric {
             Metric::WalltimeResubmits => "walltime_resubmits",
             Metric::QueueLenMean => "queue_len_mean",
             Metric::ArrivalRatePerHour => "arrival_rate_per_h",
+            Metric::FirstWaitMean => "first_wait_mean_h",
         }
     }
 
@@ -153,7 +159,12 @@ impl Metric {
             | Metric::MonthlyCost
             | Metric::TransferCost
             | Metric::StorageCost => "CNY",
-            Metric::WaitMean | Metric::WaitP50 | Metric::WaitP95 | Metric::WaitP99 | Metric::TurnaroundMean => "h",
+            Metric::WaitMean
+            | Metric::WaitP50
+            | Metric::WaitP95
+            | Metric::WaitP99
+            | Metric::TurnaroundMean
+            | Metric::FirstWaitMean => "h",
             Metric::WaitedShare
             | Metric::DeadlineMissRate
             | Metric::CloudJobShare

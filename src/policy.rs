@@ -202,6 +202,10 @@ impl<O: Observer> World<'_, O> {
     }
 
     /// Moves a job that has not started on campus to the cloud, if an offer will take it.
+    ///
+    /// With `when_cloud_full = "campus"`, a job whose offer has no free GPUs now stays
+    /// where it is in the campus queue: as in Slurm, a job that may still start on campus
+    /// never left the queue, so falling back must not cost it its place.
     fn withdraw_to_cloud(&mut self, j: u32) {
         let s = self.st[j as usize];
         if s.status != Status::CampusQueued || s.first_start != SimTime::MAX {
@@ -209,10 +213,20 @@ impl<O: Observer> World<'_, O> {
         }
         let list = self.policy.offers.clone();
         if let Some((o, c)) = self.choose_offer(j, &list) {
+            let gpus = self.jobs[j as usize].gpus;
+            let starts_now = self.offers[o].waiting.is_empty() && self.offers[o].has_room(gpus);
+            if !starts_now && self.policy.when_full == crate::scenario::raw::WhenFull::Campus {
+                if let Some((p, cost)) = c {
+                    self.budget.release(p, cost);
+                }
+                return;
+            }
             let removed = self.cluster.withdraw(j);
             debug_assert!(removed, "invariant: a queued job is in the campus queue");
             self.obs.withdrawn(self.now, j);
-            self.st[j as usize].status = Status::Pending;
+            let st = &mut self.st[j as usize];
+            st.waited += self.now - st.queued_since;
+            st.status = Status::Pending;
             self.send_to_cloud(j, o, c);
         }
     }

@@ -83,3 +83,86 @@ fn costs_are_annual_figures() {
     let measured = jobs.jobs.iter().filter(|j| j.group && j.submit >= scn.warmup && j.submit < scn.horizon).count();
     assert_eq!(m.get(Metric::JobsCompleted) as usize, measured, "every group job of the year is counted");
 }
+
+/// Watches where jobs go: every withdrawal from the campus queue and every start.
+#[derive(Default)]
+struct Moves {
+    withdrawn: Vec<(u64, u32)>,
+    started: std::collections::HashMap<u32, Vec<(u64, burstsim::engine::Place)>>,
+}
+
+impl burstsim::engine::Observer for Moves {
+    fn started(&mut self, t: u64, job: u32, place: burstsim::engine::Place, _gpus: u32) {
+        self.started.entry(job).or_default().push((t, place));
+    }
+    fn withdrawn(&mut self, t: u64, job: u32) {
+        self.withdrawn.push((t, job));
+    }
+}
+
+#[test]
+fn a_job_that_finds_the_cloud_full_keeps_its_campus_queue_position() {
+    // The tiny fixture's timeout-4h policy falls back to the campus when the cloud is
+    // full. With a heavy group load the offers are often full at a timeout: such a job
+    // must stay where it is in the campus queue, never leave it and join at the back.
+    let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap()
+        .replace("jobs_per_week = 30", "jobs_per_week = 150");
+    let scn = Scenario::from_toml_str(&text, "full.toml").unwrap();
+    let p = scn.policy_index("timeout-4h").unwrap();
+    assert_eq!(scn.policies[p].when_full, burstsim::scenario::raw::WhenFull::Campus);
+    let (mut stayed, mut moved) = (0, 0);
+    for r in 0..2 {
+        let jobs = JobStream::generate(&scn, r);
+        let mut w = Moves::default();
+        let out = burstsim::engine::simulate_observed(&scn, &jobs, p, r, &mut w);
+        // Every withdrawal starts a cloud run at that very second.
+        for &(t, j) in &w.withdrawn {
+            let starts = &w.started[&j];
+            assert!(
+                starts.iter().any(|&(s, place)| s == t && matches!(place, burstsim::engine::Place::Offer(_))),
+                "job {j} left the campus queue at {t} without starting in the cloud: {starts:?}"
+            );
+            moved += 1;
+        }
+        // Jobs that waited past the timeout on campus stayed in the queue.
+        stayed += jobs
+            .jobs
+            .iter()
+            .zip(&out.records)
+            .filter(|(job, rec)| job.group && rec.place == burstsim::engine::Place::Campus && rec.start - job.submit > 4 * 3600)
+            .count();
+    }
+    assert!(moved > 0 && stayed > 0, "the scenario must exercise both branches: {moved} moved, {stayed} stayed");
+}
+
+#[test]
+fn waits_count_every_campus_queueing_segment() {
+    // 8 GPUs, a 1 h walltime limit, FCFS. The group's 3 h job (8 GPUs) starts at 0, is
+    // stopped at 1 h and re-queued behind a background 8-GPU job of 30 min submitted at
+    // 1 s: that runs 1:00–1:30, the group job 1:30–2:30, is stopped again, re-queued and
+    // restarts at once, ending at 3:30. Its wait is the 30 min of the second queueing; its
+    // wait to the first start is 0.
+    let text = "[simulation]\nstart_date = \"2026-01-01\"\nhorizon_days = 1\n\
+        [campus]\ngpus = 8\nvram_gb = 80\nscheduler = \"fcfs\"\nmax_walltime_hours = 1\n\
+        [[workload.classes]]\nname = \"g\"\njobs_per_week = 0\nruntime_hours = 1\n";
+    let scn = Scenario::from_toml_str(text, "segments.toml").unwrap();
+    let job = |submit, runtime, group| burstsim::workload::Job {
+        submit,
+        runtime,
+        walltime_factor: 1.0,
+        gpus: 8,
+        class: 0,
+        group,
+        ordinal: 0,
+        vram_gb: 1.0,
+        data_gb: 0.0,
+        deadline: burstsim::workload::NO_DEADLINE,
+        kind: burstsim::scenario::raw::JobKind::Cv,
+    };
+    let jobs = JobStream::from_jobs(vec![job(0, 3 * 3600, true), job(1, 1800, false)]);
+    let out = burstsim::engine::simulate(&scn, &jobs, 0, 0);
+    assert_eq!(out.records[0].end, 3 * 3600 + 1800);
+    assert_eq!(out.metrics.get(Metric::WaitMean), 0.5);
+    assert_eq!(out.metrics.get(Metric::FirstWaitMean), 0.0);
+    assert_eq!(out.metrics.get(Metric::WalltimeResubmits), 2.0);
+}
