@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use crate::cloud::{CloudRun, OfferState, plan_run};
 use crate::cluster::{Cluster, QueuedJob, Reservation};
 use crate::metrics::{Daily, DailyLevel, Metric, RunMetrics, wait_stats};
-use crate::rng::{Purpose, stream};
+use crate::rng::{Purpose, job_key, stream};
 use crate::scenario::raw::BillingMode;
 use crate::scenario::{Policy, Scenario};
 use crate::units::{DAY, HOUR, SimTime, secs_to_hours};
@@ -437,7 +437,7 @@ impl<'a, O: Observer> World<'a, O> {
 
     fn launch(&mut self, j: u32, offer: usize, committed: Option<(u32, f64)>) {
         let job = &self.jobs[j as usize];
-        let mut rng = stream(self.scn.seed, self.replication, Purpose::CloudJob(u64::from(job.ordinal)));
+        let mut rng = stream(self.scn.seed, self.replication, Purpose::CloudJob(job_key(job.class, job.ordinal)));
         let run = plan_run(&self.scn.offers[offer], job, self.st[j as usize].remaining, self.now, &mut rng);
         let o = &mut self.offers[offer];
         debug_assert!(o.has_room(job.gpus), "invariant: cloud capacity is never exceeded");

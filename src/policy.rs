@@ -11,7 +11,7 @@
 use crate::cloud::billing::session_charge;
 use crate::cloud::estimate_charge;
 use crate::engine::{Observer, Status, World};
-use crate::rng::{Purpose, stream};
+use crate::rng::{Purpose, job_key, stream};
 use crate::scenario::raw::{BillingMode, PolicyKind};
 use crate::scenario::{Offer, Policy, Target};
 use crate::units::{SimTime, hours_to_secs};
@@ -241,7 +241,7 @@ impl<O: Observer> World<'_, O> {
         let d = p.debug_offer.expect("validated");
         let hours = p.debug_hours.as_ref().expect("validated");
         let job = &self.jobs[j as usize];
-        let mut rng = stream(self.scn.seed, self.replication, Purpose::CloudJob(u64::from(job.ordinal) | 1 << 40));
+        let mut rng = stream(self.scn.seed, self.replication, Purpose::Debugging(job_key(job.class, job.ordinal)));
         let work = hours_to_secs(hours.sample(&mut rng).min(24.0 * 365.0), 0);
         let offer = &self.scn.offers[d];
         let startup = crate::cloud::minutes(offer.startup_minutes.sample(&mut rng));

@@ -1,10 +1,13 @@
 //! Random streams: one portable generator per (master seed, replication, purpose).
 //!
 //! Common random numbers depend on this: every policy of replication `r` sees the same
-//! workload because the workload stream is derived only from `(seed, r, Workload)`, and a
-//! policy that draws an extra number (say, a cloud start-up delay) draws it from its own
-//! stream, so it cannot shift anyone else's draws. Cloud draws are further split per job,
-//! so one job's interruptions do not depend on which other jobs went to the cloud.
+//! workload because each class's arrivals come from a stream derived only from
+//! `(seed, r, source, class)` and each job's attributes from `(seed, r, source, class, job
+//! index)`, and a policy that draws an extra number (say, a cloud start-up delay) draws it
+//! from its own per-job stream, so it cannot shift anyone else's draws. Across sweep
+//! points the same keys give the same numbers: changing one class's rate leaves the other
+//! classes identical, and changing a season leaves every earlier arrival identical (with
+//! the time-change sampler of `workload::arrivals`).
 //!
 //! The generator is `Pcg64Mcg` from rand_pcg, which is documented as portable (same
 //! output on every platform and version); `StdRng` and `SmallRng` are not.
@@ -18,12 +21,27 @@ pub type SimRng = Pcg64Mcg;
 /// What a stream is used for; each purpose is an independent stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
-    /// The group's own job arrivals and their sizes.
-    GroupWorkload,
-    /// Other groups' jobs on the campus cluster.
-    Background,
-    /// Per-job cloud draws (start-up delay, interruptions); `u64` is the job's index.
+    /// Arrival times of one job class: the group's own (`group`) or another group's.
+    Arrivals {
+        /// The group's own class?
+        group: bool,
+        /// Index of the class in its list.
+        class: u16,
+    },
+    /// Attributes (runtime, size, memory, data, deadline) of one job: the `index`-th
+    /// arrival of its class.
+    JobAttributes {
+        /// The group's own class?
+        group: bool,
+        /// Index of the class in its list.
+        class: u16,
+        /// The job's position among its class's arrivals.
+        index: u32,
+    },
+    /// Per-job cloud draws (start-up delay, interruptions), keyed by [`job_key`].
     CloudJob(u64),
+    /// A guide-hybrid debugging session's draws, keyed by [`job_key`].
+    Debugging(u64),
     /// Resampling of a trace (block bootstrap).
     Bootstrap,
     /// Anything a test needs.
@@ -34,15 +52,25 @@ pub enum Purpose {
 
 impl Purpose {
     fn code(self) -> (u64, u64) {
+        // Codes 1 and 2 (one stream for all group / all background jobs) are retired.
         match self {
-            Purpose::GroupWorkload => (1, 0),
-            Purpose::Background => (2, 0),
+            Purpose::Arrivals { group, class } => (10, u64::from(group) << 32 | u64::from(class)),
+            Purpose::JobAttributes { group, class, index } => {
+                (11, u64::from(group) << 63 | u64::from(class) << 32 | u64::from(index))
+            }
+            Purpose::Debugging(k) => (12, k),
             Purpose::CloudJob(j) => (3, j),
             Purpose::Bootstrap => (4, 0),
             Purpose::Test(k) => (5, k),
             Purpose::TraceScale => (6, 0),
         }
     }
+}
+
+/// The key of a job's own streams: its class and its index (within its class for
+/// generated jobs, among the group's jobs for a log's).
+pub fn job_key(class: u16, index: u32) -> u64 {
+    u64::from(class) << 32 | u64::from(index)
 }
 
 /// The SplitMix64 finaliser: a bijective mix of 64 bits.
@@ -73,12 +101,18 @@ mod tests {
     #[test]
     fn streams_are_stable_and_distinct() {
         // Pinned: a change here changes every golden output on purpose only.
-        assert_eq!(derive_seed(42, 0, Purpose::GroupWorkload), derive_seed(42, 0, Purpose::GroupWorkload));
-        assert_ne!(derive_seed(42, 0, Purpose::GroupWorkload), derive_seed(42, 0, Purpose::Background));
-        assert_ne!(derive_seed(42, 0, Purpose::GroupWorkload), derive_seed(42, 1, Purpose::GroupWorkload));
+        let arr = |group, class| Purpose::Arrivals { group, class };
+        let attr = |group, class, index| Purpose::JobAttributes { group, class, index };
+        assert_eq!(derive_seed(42, 0, arr(true, 0)), derive_seed(42, 0, arr(true, 0)));
+        assert_ne!(derive_seed(42, 0, arr(true, 0)), derive_seed(42, 0, arr(false, 0)));
+        assert_ne!(derive_seed(42, 0, arr(true, 0)), derive_seed(42, 0, arr(true, 1)));
+        assert_ne!(derive_seed(42, 0, arr(true, 0)), derive_seed(42, 1, arr(true, 0)));
+        assert_ne!(derive_seed(42, 0, attr(true, 0, 5)), derive_seed(42, 0, attr(true, 0, 6)));
+        assert_ne!(derive_seed(42, 0, attr(true, 0, 5)), derive_seed(42, 0, attr(false, 0, 5)));
         assert_ne!(derive_seed(42, 0, Purpose::CloudJob(1)), derive_seed(42, 0, Purpose::CloudJob(2)));
-        let mut a = stream(7, 3, Purpose::Background);
-        let mut b = stream(7, 3, Purpose::Background);
+        assert_ne!(derive_seed(42, 0, Purpose::CloudJob(1)), derive_seed(42, 0, Purpose::Debugging(1)));
+        let mut a = stream(7, 3, arr(false, 0));
+        let mut b = stream(7, 3, arr(false, 0));
         let xa: Vec<u64> = (0..5).map(|_| a.random()).collect();
         let xb: Vec<u64> = (0..5).map(|_| b.random()).collect();
         assert_eq!(xa, xb);

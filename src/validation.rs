@@ -228,7 +228,10 @@ pub fn builtin_cases() -> Vec<Case> {
 }
 
 /// The built-in cases with about 40% of the jobs, for a quicker smoke run (about 4 s on 2
-/// cores): CIs about 1.6 times as wide, still within [`MAX_REL_HALF_WIDTH`].
+/// cores): CIs about 1.6 times as wide, still within [`MAX_REL_HALF_WIDTH`]. M/M/256 keeps
+/// 30 replications of 400,000 jobs: with 20 its mean-wait CI sat at the 10% limit
+/// (10.3% after the arrival sampler changed), i.e. the precision rule, not the engine,
+/// decided the row.
 pub fn quick_cases() -> Vec<Case> {
     vec![
         Case::mmc(1, 0.5, 25_000.0, 12),
@@ -236,7 +239,7 @@ pub fn quick_cases() -> Vec<Case> {
         Case::mmc(4, 0.8, 70_000.0, 20),
         Case::mmc(16, 0.9, 130_000.0, 20),
         Case::mmc(64, 0.9, 170_000.0, 20),
-        Case::mmc(256, 0.95, 400_000.0, 20),
+        Case::mmc(256, 0.95, 400_000.0, 30),
     ]
 }
 

@@ -3,8 +3,9 @@
 //!
 //! The stream depends only on the scenario and `(seed, replication)`, never on the
 //! policy, so every policy of a replication sees exactly the same jobs (common random
-//! numbers). Background and group jobs come from separate random streams, so changing the
-//! group's classes leaves the background untouched and vice versa.
+//! numbers). Every class has its own arrival stream and every job its own attribute
+//! stream (`rng::Purpose`), so changing one class leaves the others untouched, and the
+//! k-th job of a class keeps its runtime, size and deadline across sweep points.
 
 pub mod arrivals;
 pub mod calendar;
@@ -39,7 +40,9 @@ pub struct Job {
     pub class: u16,
     /// True for the group's own jobs (the ones policies route and metrics measure).
     pub group: bool,
-    /// Position among the group's jobs (keys the per-job cloud random stream).
+    /// Index of the job among its class's arrivals (generated jobs) or among the group's
+    /// jobs (a log's); with `class` it keys the job's own random streams
+    /// ([`crate::rng::job_key`]).
     pub ordinal: u32,
     /// Memory per GPU, GB.
     pub vram_gb: f64,
@@ -136,21 +139,29 @@ pub struct JobStream {
 }
 
 impl JobStream {
-    /// Generates the jobs of replication `replication`.
+    /// Generates the jobs of replication `replication`. Each class draws its arrivals
+    /// from its own stream and each job its attributes from a stream of its own, so
+    /// changing one class (or a later season) leaves the rest of the stream unchanged.
     pub fn generate(scenario: &Scenario, replication: u64) -> JobStream {
         let mut jobs = Vec::new();
-        let mut bg_rng = stream(scenario.seed, replication, Purpose::Background);
-        for (i, class) in scenario.background.iter().enumerate() {
-            generate_class(&mut jobs, class, i, false, &scenario.background_calendar, scenario.horizon, &mut bg_rng);
-        }
+        let add_classes = |jobs: &mut Vec<Job>, group: bool, classes: &[JobClass], calendar: &Calendar| {
+            for (i, class) in classes.iter().enumerate() {
+                let source = Source { seed: scenario.seed, replication, group, class: i as u16 };
+                generate_class(jobs, class, source, calendar, scenario.horizon);
+            }
+        };
+        add_classes(&mut jobs, false, &scenario.background, &scenario.background_calendar);
         if let Some(src) = &scenario.background_trace {
-            jobs.extend(src.jobs_for(scenario, replication));
+            let mut trace = src.jobs_for(scenario, replication);
+            // A log's group jobs are numbered among themselves (generated ones by class).
+            for (ordinal, j) in trace.iter_mut().filter(|j| j.group).enumerate() {
+                j.ordinal = ordinal as u32;
+            }
+            jobs.extend(trace);
         }
-        let mut group_rng = stream(scenario.seed, replication, Purpose::GroupWorkload);
-        for (i, class) in scenario.group.iter().enumerate() {
-            generate_class(&mut jobs, class, i, true, &scenario.group_calendar, scenario.horizon, &mut group_rng);
-        }
-        JobStream::from_jobs(jobs)
+        add_classes(&mut jobs, true, &scenario.group, &scenario.group_calendar);
+        jobs.sort_by_key(|j| j.submit); // stable: keeps the documented tie order
+        JobStream { jobs }
     }
 
     /// Builds a stream from jobs given in code (tests, traces); sorts them stably.
@@ -168,18 +179,24 @@ impl JobStream {
     }
 }
 
-fn generate_class(
-    out: &mut Vec<Job>,
-    class: &JobClass,
-    index: usize,
+/// Where a generated class's random numbers come from.
+#[derive(Clone, Copy)]
+struct Source {
+    seed: u64,
+    replication: u64,
     group: bool,
-    calendar: &Calendar,
-    horizon: SimTime,
-    rng: &mut SimRng,
-) {
-    let times = arrivals::nonhomogeneous_poisson(class.rate_per_sec, calendar, horizon, rng);
+    class: u16,
+}
+
+fn generate_class(out: &mut Vec<Job>, class: &JobClass, src: Source, calendar: &Calendar, horizon: SimTime) {
+    let (group, index) = (src.group, src.class);
+    let mut arrivals_rng = stream(src.seed, src.replication, Purpose::Arrivals { group, class: index });
+    let times = arrivals::nonhomogeneous_poisson(class.rate_per_sec, calendar, horizon, &mut arrivals_rng);
     out.reserve(times.len());
-    for submit in times {
+    for (ordinal, submit) in times.into_iter().enumerate() {
+        let ordinal = ordinal as u32;
+        let attributes = Purpose::JobAttributes { group, class: index, index: ordinal };
+        let rng: &mut SimRng = &mut stream(src.seed, src.replication, attributes);
         // Heavy tails are cut at ten years so clock arithmetic never overflows.
         let runtime = hours_to_secs(class.runtime_hours.sample(rng).min(MAX_RUNTIME_HOURS), 1);
         let gpus = class.gpus.sample(rng).round().max(1.0) as u32;
@@ -196,9 +213,9 @@ fn generate_class(
             runtime,
             walltime_factor,
             gpus,
-            class: index as u16,
+            class: index,
             group,
-            ordinal: 0,
+            ordinal,
             vram_gb,
             data_gb,
             deadline,

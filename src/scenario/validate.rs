@@ -22,9 +22,6 @@ use trace::trace_source;
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
 /// Most jobs one replication may submit (memory: about 130 bytes per job).
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
-/// Most candidate arrivals thinning may draw in one replication (about a minute of work):
-/// a sharp hourly profile or season multiplies the draws by its peak ÷ mean.
-pub const MAX_ARRIVAL_DRAWS_PER_REPLICATION: f64 = 1e10;
 /// Most GPUs accepted anywhere (a bound that keeps memory and time sane).
 pub const MAX_GPUS: u32 = 1_000_000;
 
@@ -310,24 +307,6 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             ),
         );
     }
-    // Thinning draws candidates at the peak rate (season × hourly profile), so a sharp
-    // profile or season costs draws in proportion to its peak, not its mean.
-    let candidates: f64 = background
-        .iter()
-        .map(|c| c.rate_per_sec * horizon as f64 * background_calendar.max_multiplier(horizon))
-        .chain(group.iter().map(|c| c.rate_per_sec * horizon as f64 * group_calendar.max_multiplier(horizon)))
-        .sum();
-    if candidates > MAX_ARRIVAL_DRAWS_PER_REPLICATION {
-        return bad(
-            "workload",
-            format!(
-                "at the peak of its seasons and hourly profile this scenario's arrival rates would need about {candidates:.2e} \
-                 random draws per replication (the limit is {MAX_ARRIVAL_DRAWS_PER_REPLICATION:.0e}); flatten the hourly \
-                 profile, lower the largest season multiplier, or shorten the horizon"
-            ),
-        );
-    }
-
     let mut resolved = raw.clone();
     resolved.policies = raw_policies;
     resolved.simulation.horizon_days = Some(horizon_days);

@@ -175,6 +175,30 @@ impl Calendar {
         season * self.profile.as_ref().map_or(1.0, HourlyProfile::max)
     }
 
+    /// The pieces of constant multiplier on `[0, horizon)`, in order: `(start, end,
+    /// multiplier)`. Season boundaries, and with a profile every hour boundary, cut
+    /// pieces; the pieces before a time do not depend on anything after it.
+    pub fn constant_pieces(&self, horizon: SimTime) -> impl Iterator<Item = (SimTime, SimTime, f64)> + '_ {
+        let step = if self.profile.is_some() { HOUR } else { SimTime::MAX };
+        let mut t = 0;
+        let mut piece = 0usize;
+        std::iter::from_fn(move || {
+            if t >= horizon {
+                return None;
+            }
+            while piece + 1 < self.pieces.len() && self.pieces[piece + 1].0 <= t {
+                piece += 1;
+            }
+            let season_end = self.pieces.get(piece + 1).map_or(SimTime::MAX, |p| p.0);
+            let hour_end = if step == SimTime::MAX { SimTime::MAX } else { (t / HOUR + 1) * HOUR };
+            let end = season_end.min(hour_end).min(horizon);
+            let m = self.multiplier_at(t);
+            let out = (t, end, m);
+            t = end;
+            Some(out)
+        })
+    }
+
     /// The time-average multiplier over `[from, to)`.
     pub fn mean_multiplier(&self, from: SimTime, to: SimTime) -> f64 {
         if to <= from {
