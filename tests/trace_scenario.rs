@@ -1,6 +1,8 @@
 //! `[background.trace]`: a real log as the other groups' load, replayed or block
 //! bootstrapped per replication under the usual common-random-number rules.
 
+mod common;
+
 use burstsim::scenario::Scenario;
 use burstsim::units::DAY;
 use burstsim::workload::JobStream;
@@ -76,9 +78,7 @@ fn a_missing_log_names_the_key_and_the_path() {
 
 #[test]
 fn the_kth_log_runs_as_a_bootstrapped_background() {
-    let traces = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/traces");
-    if !traces.exists() {
-        eprintln!("skipping: {} is absent", traces.display());
+    if common::shared_data("data/traces/pwa-kth-sp2/KTH-SP2-1996-2.1-cln.swf.gz").is_none() {
         return;
     }
     let s = Scenario::load(std::path::Path::new("scenarios/kth-trace.toml")).unwrap();
