@@ -14,7 +14,7 @@ use rand::RngExt;
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::raw::JobKind;
 use crate::scenario::{JobClass, Scenario};
-use crate::units::{HOUR, SimTime, hours_to_secs};
+use crate::units::{DAY, HOUR, SimTime, hours_to_secs};
 use crate::workload::calendar::Calendar;
 
 /// Longest runtime a sampled job may have (ten years).
@@ -72,6 +72,15 @@ pub struct TraceSource {
     pub mode: crate::scenario::raw::TraceMode,
     /// Block length.
     pub block: crate::trace::bootstrap::Block,
+    /// Bootstrap: the season window in weeks (blocks come from the same part of the year),
+    /// or `None` for uniform draws over the whole log.
+    pub season_window_weeks: Option<u32>,
+    /// Local time (seconds since 1970-01-01 local) of the jobs' clock 0, when the log has
+    /// calendar dates.
+    pub origin_local: Option<i64>,
+    /// Draws are uniform only because the log has no dates and `draw` was left out (a
+    /// warning says the seasons are scrambled).
+    pub undated: bool,
     /// FNV-1a hash of the log file's bytes (part of the scenario hash).
     pub content_hash: u64,
     /// Load scale (1 = as logged).
@@ -109,20 +118,26 @@ impl TraceSource {
             crate::scenario::raw::TraceMode::Replay => {
                 self.jobs.iter().filter(|j| j.submit < scenario.horizon).cloned().collect()
             }
-            crate::scenario::raw::TraceMode::Bootstrap => {
-                let spec = crate::trace::bootstrap::BootstrapSpec {
-                    block: self.block,
-                    phase: self.phase,
-                    extent: self.extent,
-                    horizon: scenario.horizon,
-                };
-                crate::trace::bootstrap::resample(
-                    &self.jobs,
-                    &spec,
-                    &mut stream(scenario.seed, replication, Purpose::Bootstrap),
-                )
-            }
+            crate::scenario::raw::TraceMode::Bootstrap => crate::trace::bootstrap::resample(
+                &self.jobs,
+                &self.bootstrap_spec(scenario),
+                &mut stream(scenario.seed, replication, Purpose::Bootstrap),
+            ),
         }
+    }
+
+    /// What a bootstrap of this log over `scenario` draws from.
+    pub fn bootstrap_spec(&self, scenario: &Scenario) -> crate::trace::bootstrap::BootstrapSpec {
+        use crate::trace::bootstrap::{BootstrapSpec, Draw, Seasons};
+        let draw = match (self.season_window_weeks, self.origin_local) {
+            (Some(window_weeks), Some(source_origin)) => Draw::Season(Seasons {
+                window_weeks,
+                source_origin,
+                output_origin: scenario.start_date.to_days() * DAY as i64,
+            }),
+            _ => Draw::Uniform,
+        };
+        BootstrapSpec { block: self.block, phase: self.phase, extent: self.extent, horizon: scenario.horizon, draw }
     }
 }
 

@@ -213,6 +213,17 @@ pub enum TraceBlock {
     Week,
 }
 
+/// How a bootstrap draws the log's blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceDraw {
+    /// From the same part of the year (within `season_window_weeks`); needs a log with
+    /// calendar dates.
+    Season,
+    /// Uniformly from the whole log, whatever the time of year.
+    Uniform,
+}
+
 /// What a trace's job sizes count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -245,6 +256,15 @@ pub struct RawTrace {
     /// `week` (default) or `day`.
     #[serde(default)]
     pub block: TraceBlock,
+    /// Bootstrap only: `season` or `uniform`. Left out: `season` when the log has
+    /// calendar dates, else `uniform` (with a warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<TraceDraw>,
+    /// Bootstrap with `draw = "season"`: each block comes from within ± this many weeks
+    /// (plus half a block) of its place in the year; 0 = the same week or day of the
+    /// year. Left out: 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_window_weeks: Option<u32>,
     /// `auto`, `procs` or `gpus`.
     #[serde(default)]
     pub units: TraceUnits,
