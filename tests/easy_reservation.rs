@@ -175,7 +175,7 @@ fn run_case(gpus: u32, walltime_h: u32, maintenance: Option<u32>, mut jobs: Vec<
         late_heads: w
             .first_shadow
             .iter()
-            .filter(|(job, shadow)| !w.campus_start.get(job).is_some_and(|s| s <= shadow))
+            .filter(|(job, shadow)| w.campus_start.get(job).is_none_or(|s| s > shadow))
             .map(|(&job, &shadow)| (job, shadow, w.campus_start.get(&job).copied()))
             .collect(),
         missed: w.missed.clone(),
