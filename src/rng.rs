@@ -28,8 +28,11 @@ pub enum Purpose {
     Bootstrap,
     /// Anything a test needs.
     Test(u64),
-    /// Thinning or replicating a trace's jobs to scale its load.
+    /// Thinning a trace's jobs to scale its load (the fractional part of the scale).
     TraceScale,
+    /// Further independent resamples of a trace superposed for a load scale above 1;
+    /// `u64` is the copy index (≥ 1: copy 0 is [`Purpose::Bootstrap`]).
+    BootstrapCopy(u64),
 }
 
 impl Purpose {
@@ -41,6 +44,7 @@ impl Purpose {
             Purpose::Bootstrap => (4, 0),
             Purpose::Test(k) => (5, k),
             Purpose::TraceScale => (6, 0),
+            Purpose::BootstrapCopy(c) => (7, c),
         }
     }
 }
@@ -77,6 +81,8 @@ mod tests {
         assert_ne!(derive_seed(42, 0, Purpose::GroupWorkload), derive_seed(42, 0, Purpose::Background));
         assert_ne!(derive_seed(42, 0, Purpose::GroupWorkload), derive_seed(42, 1, Purpose::GroupWorkload));
         assert_ne!(derive_seed(42, 0, Purpose::CloudJob(1)), derive_seed(42, 0, Purpose::CloudJob(2)));
+        assert_ne!(derive_seed(42, 0, Purpose::BootstrapCopy(1)), derive_seed(42, 0, Purpose::BootstrapCopy(2)));
+        assert_ne!(derive_seed(42, 0, Purpose::BootstrapCopy(1)), derive_seed(42, 0, Purpose::CloudJob(1)));
         let mut a = stream(7, 3, Purpose::Background);
         let mut b = stream(7, 3, Purpose::Background);
         let xa: Vec<u64> = (0..5).map(|_| a.random()).collect();

@@ -108,18 +108,20 @@ fn a_users_jobs_in_the_log_become_the_groups_and_are_routed_and_measured() {
 }
 
 #[test]
-fn scaling_thins_or_replicates_the_log_and_skip_days_shifts_it() {
+fn a_replay_thins_below_scale_1_refuses_above_and_skip_days_shifts_it() {
     let count = |extra: &str| {
         let s = scenario_with("replay", "day", extra);
         JobStream::generate(&s, 0).jobs.iter().filter(|j| !j.group).count() as f64
     };
     let base = count("");
     let half = count("scale = 0.5\n");
-    let double = count("scale = 2\n");
     assert!((half / base - 0.5).abs() < 0.2, "{half} of {base}");
-    assert_eq!(double, 2.0 * base, "whole copies");
     let skipped = count("skip_days = 5\n");
     assert!(skipped < base * 0.6 && skipped > base * 0.4, "skipping 5 of 10 days: {skipped} of {base}");
+    // A replay has one history: copying it would only add twins.
+    let err = std::panic::catch_unwind(|| scenario_with("replay", "day", "scale = 2\n")).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("background.trace.scale") && msg.contains("mode = \"bootstrap\""), "{msg}");
 }
 
 /// Local midnight of 2001-01-01 (a Monday) as a Unix time: the synthetic logs' clock 0.
@@ -263,4 +265,44 @@ fn an_undated_log_is_drawn_uniformly_with_a_warning_and_season_keys_are_checked(
         let e = scenario_on(&log, 28, keys).unwrap_err();
         assert!(e.contains(key) && e.contains(words), "{keys}: {e}");
     }
+}
+
+#[test]
+fn a_scale_above_1_superposes_independent_resamples_without_twins() {
+    // 60 undated days (uniform draws over 60 blocks), 8 unique jobs a day.
+    let log = synthetic_log(60, 8, false);
+    let keys = |scale: &str| format!("block = \"day\"\ndraw = \"uniform\"\nscale = {scale}\n");
+    let background = |s: &Scenario, r: u64| -> Vec<burstsim::workload::Job> {
+        JobStream::generate(s, r).jobs.into_iter().filter(|j| !j.group).collect()
+    };
+    let one = scenario_on(&log, 56, &keys("1")).unwrap();
+    let scaled = scenario_on(&log, 56, &keys("2.5")).unwrap();
+    let (mut n1, mut n25, mut twins, mut first_copy_kept) = (0usize, 0usize, 0usize, true);
+    for r in 0..20 {
+        let a = background(&one, r);
+        let b = background(&scaled, r);
+        n1 += a.len();
+        n25 += b.len();
+        // The first resample is the scale-1 one: changing the scale moves no draw of it.
+        first_copy_kept &= a.iter().all(|j| b.contains(j));
+        // A twin: the same job (same source, so same runtime) again within a second.
+        twins += b
+            .iter()
+            .enumerate()
+            .filter(|(i, j)| b[i + 1..].iter().take_while(|k| k.submit <= j.submit + 1).any(|k| k.runtime == j.runtime))
+            .count();
+    }
+    assert!(first_copy_kept);
+    assert_eq!(n1, 20 * 56 * 8, "scale 1: one whole resample");
+    let ratio = n25 as f64 / n1 as f64;
+    assert!((ratio - 2.5).abs() < 0.05, "scale 2.5 gives {ratio:.3} × the jobs");
+    // Copies coincide only where two of them drew the same source day (chance 1/60 per
+    // pair of copies and day, halved for pairs with the thinned third): about 1.5% of
+    // jobs, where twins one second apart made every job of the second copy a twin.
+    let twin_share = twins as f64 / n25 as f64;
+    eprintln!(
+        "scale 2.5: {ratio:.3} × the jobs of scale 1; {:.2}% of jobs have a twin within a second",
+        twin_share * 100.0
+    );
+    assert!(twin_share < 0.10, "{:.1}% of jobs have a twin within a second", twin_share * 100.0);
 }

@@ -271,8 +271,9 @@ pub struct RawTrace {
     /// Processors (or GPUs) of the log per simulated GPU; sizes are divided and rounded up.
     #[serde(default = "one_f64")]
     pub procs_per_gpu: f64,
-    /// Load scale: below 1 each job is kept with this probability, above 1 each job is
-    /// repeated (whole copies, plus one more with the fractional probability).
+    /// Load scale: below 1 each job is kept with this probability; above 1 (bootstrap
+    /// only) independent resamples are superposed (the whole part, plus one more thinned
+    /// to the fractional part).
     #[serde(default = "one_f64")]
     pub scale: f64,
     /// Replay only: skip this many days at the start of the log (time shift).

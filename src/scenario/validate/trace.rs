@@ -56,6 +56,16 @@ pub(super) fn trace_source(
     let mut converted = replay::to_jobs(&log, &options);
     let scale =
         within(&format!("{key}.scale"), t.scale, 0.0, 100.0, "a load scale (0.5 keeps half the jobs, 2 doubles them)")?;
+    if scale > 1.0 && t.mode == TraceMode::Replay {
+        return bad(
+            format!("{key}.scale"),
+            format!(
+                "{scale} is not allowed with mode = \"replay\": a replay has one history, and copying its jobs would \
+                 add twins, not independent load; use mode = \"bootstrap\" (independent resamples are superposed), \
+                 or a scale of at most 1 (thinning)"
+            ),
+        );
+    }
     let skip_days = within(&format!("{key}.skip_days"), t.skip_days, 0.0, 36500.0, "days of the log to skip")?;
     if skip_days > 0.0 {
         if t.mode != TraceMode::Replay {
