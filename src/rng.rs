@@ -46,8 +46,11 @@ pub enum Purpose {
     Bootstrap,
     /// Anything a test needs.
     Test(u64),
-    /// Thinning or replicating a trace's jobs to scale its load.
+    /// Thinning a trace's jobs to scale its load (the fractional part of the scale).
     TraceScale,
+    /// Further independent resamples of a trace superposed for a load scale above 1;
+    /// `u64` is the copy index (≥ 1: copy 0 is [`Purpose::Bootstrap`]).
+    BootstrapCopy(u64),
 }
 
 impl Purpose {
@@ -63,6 +66,7 @@ impl Purpose {
             Purpose::Bootstrap => (4, 0),
             Purpose::Test(k) => (5, k),
             Purpose::TraceScale => (6, 0),
+            Purpose::BootstrapCopy(c) => (7, c),
         }
     }
 }
@@ -111,6 +115,8 @@ mod tests {
         assert_ne!(derive_seed(42, 0, attr(true, 0, 5)), derive_seed(42, 0, attr(false, 0, 5)));
         assert_ne!(derive_seed(42, 0, Purpose::CloudJob(1)), derive_seed(42, 0, Purpose::CloudJob(2)));
         assert_ne!(derive_seed(42, 0, Purpose::CloudJob(1)), derive_seed(42, 0, Purpose::Debugging(1)));
+        assert_ne!(derive_seed(42, 0, Purpose::BootstrapCopy(1)), derive_seed(42, 0, Purpose::BootstrapCopy(2)));
+        assert_ne!(derive_seed(42, 0, Purpose::BootstrapCopy(1)), derive_seed(42, 0, Purpose::CloudJob(1)));
         let mut a = stream(7, 3, arr(false, 0));
         let mut b = stream(7, 3, arr(false, 0));
         let xa: Vec<u64> = (0..5).map(|_| a.random()).collect();

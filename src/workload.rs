@@ -16,7 +16,7 @@ use rand::RngExt;
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::raw::JobKind;
 use crate::scenario::{JobClass, Scenario};
-use crate::units::{HOUR, SimTime, hours_to_secs};
+use crate::units::{DAY, HOUR, SimTime, hours_to_secs};
 use crate::workload::calendar::Calendar;
 
 /// Longest runtime a sampled job may have (ten years).
@@ -76,6 +76,15 @@ pub struct TraceSource {
     pub mode: crate::scenario::raw::TraceMode,
     /// Block length.
     pub block: crate::trace::bootstrap::Block,
+    /// Bootstrap: the season window in weeks (blocks come from the same part of the year),
+    /// or `None` for uniform draws over the whole log.
+    pub season_window_weeks: Option<u32>,
+    /// Local time (seconds since 1970-01-01 local) of the jobs' clock 0, when the log has
+    /// calendar dates.
+    pub origin_local: Option<i64>,
+    /// Draws are uniform only because the log has no dates and `draw` was left out (a
+    /// warning says the seasons are scrambled).
+    pub undated: bool,
     /// FNV-1a hash of the log file's bytes (part of the scenario hash).
     pub content_hash: u64,
     /// Load scale (1 = as logged).
@@ -83,50 +92,62 @@ pub struct TraceSource {
 }
 
 impl TraceSource {
-    /// The jobs of one replication: the log as it was (replay) or a block resample of it
-    /// drawn from the replication's own bootstrap stream.
+    /// The jobs of one replication, sorted by submission.
+    ///
+    /// Replay: the log as it was, each job kept with probability `scale` when it is below
+    /// 1 (a scale above 1 is refused when the scenario loads: a replay has one history).
+    /// Bootstrap: with `scale = whole + fraction`, `whole` independent resamples
+    /// superposed, plus one more whose jobs are each kept with probability `fraction`.
+    /// Resample c is drawn from `Purpose::Bootstrap` (c = 0) or `Purpose::BootstrapCopy(c)`,
+    /// and the thinning from `Purpose::TraceScale`, so the first resample does not move
+    /// when the scale changes. No job is ever a shifted twin of another; two copies that
+    /// happen to draw the same source block for the same output block coincide there
+    /// (probability 1 ÷ the number of blocks it may draw from).
     pub fn jobs_for(&self, scenario: &Scenario, replication: u64) -> Vec<Job> {
-        let jobs = self.unscaled(scenario, replication);
-        if self.scale == 1.0 {
-            return jobs;
-        }
-        // Thin (scale < 1) or replicate (scale > 1) each job independently, from a stream
-        // of its own so the bootstrap draws do not move when the scale changes.
-        let mut rng = stream(scenario.seed, replication, Purpose::TraceScale);
-        let (whole, frac) = (self.scale.floor() as u64, self.scale.fract());
-        let mut out = Vec::with_capacity((jobs.len() as f64 * self.scale) as usize + 1);
-        for j in jobs {
-            let copies = whole + u64::from(rng.random::<f64>() < frac);
-            for k in 0..copies {
-                // Copies are a second apart, so the order stays well defined.
-                let submit = j.submit + k;
-                if submit < scenario.horizon {
-                    out.push(Job { submit, ..j.clone() });
-                }
+        use crate::scenario::raw::TraceMode;
+        let mut thin = stream(scenario.seed, replication, Purpose::TraceScale);
+        let (whole, fraction) = (self.scale.floor() as u64, self.scale - self.scale.floor());
+        let mut keep =
+            |jobs: Vec<Job>| -> Vec<Job> { jobs.into_iter().filter(|_| thin.random::<f64>() < fraction).collect() };
+        let mut out = match self.mode {
+            TraceMode::Replay => {
+                debug_assert!(self.scale <= 1.0, "invariant: a replay's scale above 1 is refused at load");
+                let jobs: Vec<Job> = self.jobs.iter().filter(|j| j.submit < scenario.horizon).cloned().collect();
+                if self.scale >= 1.0 { jobs } else { keep(jobs) }
             }
-        }
+            TraceMode::Bootstrap => {
+                let spec = self.bootstrap_spec(scenario);
+                let copies = whole + u64::from(fraction > 0.0);
+                let mut out = Vec::new();
+                for c in 0..copies {
+                    let purpose = if c == 0 { Purpose::Bootstrap } else { Purpose::BootstrapCopy(c) };
+                    let copy = crate::trace::bootstrap::resample(
+                        &self.jobs,
+                        &spec,
+                        &mut stream(scenario.seed, replication, purpose),
+                    );
+                    out.extend(if c < whole { copy } else { keep(copy) });
+                }
+                out
+            }
+        };
+        out.sort_by_key(|j| j.submit); // stable: copies in order at equal times
         out
     }
 
-    fn unscaled(&self, scenario: &Scenario, replication: u64) -> Vec<Job> {
-        match self.mode {
-            crate::scenario::raw::TraceMode::Replay => {
-                self.jobs.iter().filter(|j| j.submit < scenario.horizon).cloned().collect()
-            }
-            crate::scenario::raw::TraceMode::Bootstrap => {
-                let spec = crate::trace::bootstrap::BootstrapSpec {
-                    block: self.block,
-                    phase: self.phase,
-                    extent: self.extent,
-                    horizon: scenario.horizon,
-                };
-                crate::trace::bootstrap::resample(
-                    &self.jobs,
-                    &spec,
-                    &mut stream(scenario.seed, replication, Purpose::Bootstrap),
-                )
-            }
-        }
+    /// What a bootstrap of this log over `scenario` draws from.
+    pub fn bootstrap_spec(&self, scenario: &Scenario) -> crate::trace::bootstrap::BootstrapSpec {
+        use crate::trace::bootstrap::{BootstrapSpec, Draw, Seasons};
+        let draw = match (self.season_window_weeks, self.origin_local) {
+            (Some(window_weeks), Some(source_origin)) => Draw::Season(Seasons {
+                window_weeks,
+                source_origin,
+                // The output clock's 0 is the start date's midnight minus the warm-up.
+                output_origin: scenario.start_date.to_days() * DAY as i64 - scenario.warmup as i64,
+            }),
+            _ => Draw::Uniform,
+        };
+        BootstrapSpec { block: self.block, phase: self.phase, extent: self.extent, horizon: scenario.horizon, draw }
     }
 }
 

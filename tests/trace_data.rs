@@ -1,23 +1,14 @@
 //! Reads every log in `../shared/data/traces/` (next to the crate) and checks what each
 //! reader finds against the figures in that folder's SOURCE.md. Skips, with a message,
-//! when the folder is absent (a clone without the shared data).
+//! when the folder is absent (a clone without the shared data); fails under `CI=true`
+//! (see `tests/common/mod.rs`).
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
 use burstsim::stats::percentile_sorted;
 use burstsim::trace::{CsvMapping, Format, JobState, ReadOptions, Trace, read_file};
-
-fn traces_dir() -> Option<PathBuf> {
-    let candidates = [
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/traces"),
-        PathBuf::from("/work/shared/data/traces"),
-    ];
-    let found = candidates.into_iter().find(|p| p.is_dir());
-    if found.is_none() {
-        eprintln!("skipped: ../shared/data/traces is absent, so the real-log checks do not run");
-    }
-    found
-}
 
 fn read(dir: &Path, rel: &str, mapping: Option<&str>) -> Trace {
     let opts = ReadOptions { mapping: mapping.map(|m| CsvMapping::preset(m).unwrap()), ..ReadOptions::default() };
@@ -47,7 +38,7 @@ fn close(found: f64, expected: f64, tol: f64, what: &str) {
 
 #[test]
 fn every_shared_trace_reads_with_the_counts_of_its_source_md() {
-    let Some(dir) = traces_dir() else { return };
+    let Some(dir) = common::shared_data("data/traces") else { return };
     let mut checked = Vec::new();
 
     let kth = read(&dir, "pwa-kth-sp2/KTH-SP2-1996-2.1-cln.swf.gz", None);

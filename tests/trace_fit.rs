@@ -1,7 +1,10 @@
 //! `fit` on the KTH-SP2 log: the scenario it writes loads, runs, and offers the log's
-//! load (within 5%). Skips, with a message, when ../shared/data/traces is absent.
+//! load (within 5%). Skips, with a message, when ../shared/data/traces is absent; fails
+//! under `CI=true` (see `tests/common/mod.rs`).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 
 use burstsim::engine::simulate;
 use burstsim::metrics::Metric;
@@ -12,18 +15,7 @@ use burstsim::trace::{ReadOptions, read_file};
 use burstsim::workload::JobStream;
 
 fn kth() -> Option<PathBuf> {
-    let rel = "pwa-kth-sp2/KTH-SP2-1996-2.1-cln.swf.gz";
-    let found = [
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/traces"),
-        PathBuf::from("/work/shared/data/traces"),
-    ]
-    .into_iter()
-    .map(|d| d.join(rel))
-    .find(|p| p.is_file());
-    if found.is_none() {
-        eprintln!("skipped: ../shared/data/traces/{rel} is absent");
-    }
-    found
+    common::shared_data("data/traces/pwa-kth-sp2/KTH-SP2-1996-2.1-cln.swf.gz")
 }
 
 #[test]

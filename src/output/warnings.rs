@@ -40,6 +40,23 @@ pub enum Warning {
     },
     /// No group job was measured in any replication (e.g. a fitted background-only scenario).
     NoGroupJobs,
+    /// A season-preserving bootstrap had to reach further than `season_window_weeks` for
+    /// some output blocks: the log is shorter than a year.
+    SeasonWindowWidened {
+        /// Output blocks whose window was widened.
+        widened: usize,
+        /// Output blocks in all.
+        blocks: usize,
+        /// The window asked for, in weeks.
+        asked_weeks: u32,
+        /// The widest window used, in weeks.
+        widest_weeks: u32,
+        /// `week` or `day`.
+        block: &'static str,
+    },
+    /// The trace has no calendar dates, so its blocks are drawn uniformly and its seasons
+    /// are scrambled.
+    TraceDrawnUniformly,
     /// A percentile rests on few jobs.
     FewJobs {
         /// Policy.
@@ -78,6 +95,19 @@ impl fmt::Display for Warning {
                  the campus figures (offered load, utilisation) still hold. Add [[workload.classes]] (or mark the group's \
                  jobs in a trace with background.trace.group_user or group_account) to compare policies"
             ),
+            Warning::SeasonWindowWidened { widened, blocks, asked_weeks, widest_weeks, block } => write!(
+                f,
+                "background.trace: the log is shorter than a year: for {widened} of {blocks} simulated {block}s it has no \
+                 {block} within ±{asked_weeks} weeks of the same time of year, so those were drawn from the nearest {block}s \
+                 in the year (up to ±{widest_weeks} weeks away) and their season is approximate; use a log covering a full \
+                 year, or report the approximation"
+            ),
+            Warning::TraceDrawnUniformly => write!(
+                f,
+                "background.trace: the log has no calendar dates (an SWF log without UnixStartTime, or a CSV log with \
+                 relative times), so the bootstrap draws its blocks from anywhere in the log and its seasons are \
+                 scrambled; write draw = \"uniform\" to say this is intended, or use a log with dates"
+            ),
             Warning::FewJobs { policy, jobs } => write!(
                 f,
                 "policy '{policy}': only {jobs:.0} group jobs per replication on average; p95 and p99 waits rest on very few jobs"
@@ -110,6 +140,7 @@ pub fn collect(
     if no_group_jobs {
         out.push(Warning::NoGroupJobs);
     }
+    out.extend(trace_warnings(scenario));
     for (p, policy) in scenario.policies.iter().enumerate() {
         let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
         if unstable > 0 {
@@ -127,4 +158,27 @@ pub fn collect(
         }
     }
     out
+}
+
+/// What the scenario's trace bootstrap deserves: scrambled seasons, or a widened window.
+pub fn trace_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
+    use crate::trace::bootstrap::{self, Block};
+    let Some(src) = scenario.background_trace.as_deref() else { return Vec::new() };
+    if src.mode != crate::scenario::raw::TraceMode::Bootstrap {
+        return Vec::new();
+    }
+    if src.undated {
+        return vec![Warning::TraceDrawnUniformly];
+    }
+    let block = if src.block == Block::Week { "week" } else { "day" };
+    bootstrap::widening(&src.jobs, &src.bootstrap_spec(scenario))
+        .map(|w| Warning::SeasonWindowWidened {
+            widened: w.widened,
+            blocks: w.blocks,
+            asked_weeks: w.asked_weeks,
+            widest_weeks: w.widest_weeks,
+            block,
+        })
+        .into_iter()
+        .collect()
 }

@@ -223,6 +223,17 @@ pub enum TraceBlock {
     Week,
 }
 
+/// How a bootstrap draws the log's blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceDraw {
+    /// From the same part of the year (within `season_window_weeks`); needs a log with
+    /// calendar dates.
+    Season,
+    /// Uniformly from the whole log, whatever the time of year.
+    Uniform,
+}
+
 /// What a trace's job sizes count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -255,14 +266,24 @@ pub struct RawTrace {
     /// `week` (default) or `day`.
     #[serde(default)]
     pub block: TraceBlock,
+    /// Bootstrap only: `season` or `uniform`. Left out: `season` when the log has
+    /// calendar dates, else `uniform` (with a warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<TraceDraw>,
+    /// Bootstrap with `draw = "season"`: each block comes from within ± this many weeks
+    /// (plus half a block) of its place in the year; 0 = the same week or day of the
+    /// year. Left out: 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_window_weeks: Option<u32>,
     /// `auto`, `procs` or `gpus`.
     #[serde(default)]
     pub units: TraceUnits,
     /// Processors (or GPUs) of the log per simulated GPU; sizes are divided and rounded up.
     #[serde(default = "one_f64")]
     pub procs_per_gpu: f64,
-    /// Load scale: below 1 each job is kept with this probability, above 1 each job is
-    /// repeated (whole copies, plus one more with the fractional probability).
+    /// Load scale: below 1 each job is kept with this probability; above 1 (bootstrap
+    /// only) independent resamples are superposed (the whole part, plus one more thinned
+    /// to the fractional part).
     #[serde(default = "one_f64")]
     pub scale: f64,
     /// Replay only: skip this many days at the start of the log (time shift).

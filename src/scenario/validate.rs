@@ -297,7 +297,9 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         .chain(group.iter().map(|c| c.rate_per_sec * horizon as f64 * group_calendar.mean_multiplier(0, horizon)))
         .sum();
     let expected_jobs = expected_jobs
-        + background_trace.as_ref().map_or(0.0, |t| t.jobs.len() as f64 * horizon as f64 / t.extent.max(1) as f64);
+        + background_trace
+            .as_ref()
+            .map_or(0.0, |t| t.scale * t.jobs.len() as f64 * horizon as f64 / t.extent.max(1) as f64);
     if expected_jobs > MAX_JOBS_PER_REPLICATION {
         return bad(
             "workload",

@@ -56,6 +56,16 @@ pub(super) fn trace_source(
     let mut converted = replay::to_jobs(&log, &options);
     let scale =
         within(&format!("{key}.scale"), t.scale, 0.0, 100.0, "a load scale (0.5 keeps half the jobs, 2 doubles them)")?;
+    if scale > 1.0 && t.mode == TraceMode::Replay {
+        return bad(
+            format!("{key}.scale"),
+            format!(
+                "{scale} is not allowed with mode = \"replay\": a replay has one history, and copying its jobs would \
+                 add twins, not independent load; use mode = \"bootstrap\" (independent resamples are superposed), \
+                 or a scale of at most 1 (thinning)"
+            ),
+        );
+    }
     let skip_days = within(&format!("{key}.skip_days"), t.skip_days, 0.0, 36500.0, "days of the log to skip")?;
     if skip_days > 0.0 {
         if t.mode != TraceMode::Replay {
@@ -123,10 +133,79 @@ pub(super) fn trace_source(
             ),
         );
     }
-    let weekday = Date::parse(&sim.start_date).map_or(0, |d| (d.to_days() + 3).rem_euclid(7) as u8);
-    let phase =
-        log.info.local_time(converted.origin).map_or(0, |origin| bootstrap::aligned_phase(origin, block, weekday));
+    // The weekday of the scenario clock's 0: the start date minus the warm-up (whole hours,
+    // as validation rounds it; a warm-up of part days shifts block starts off midnight).
+    let warmup_hours = (sim.warmup_days.max(0.0) * 24.0).round() as i64;
+    let weekday = Date::parse(&sim.start_date)
+        .map_or(0, |d| ((d.to_days() * 24 - warmup_hours).div_euclid(24) + 3).rem_euclid(7) as u8);
+    let origin_local = log.info.local_time(converted.origin);
+    let phase = origin_local.map_or(0, |origin| bootstrap::aligned_phase(origin, block, weekday));
+    let (season_window_weeks, undated) = draw_rule(t, origin_local.is_some(), &path)?;
     // Record the path absolute so the resolved scenario runs from anywhere.
     t.path = std::fs::canonicalize(&path).unwrap_or(path).display().to_string();
-    Ok(crate::workload::TraceSource { jobs: converted.jobs, extent, phase, mode: t.mode, block, content_hash, scale })
+    Ok(crate::workload::TraceSource {
+        jobs: converted.jobs,
+        extent,
+        phase,
+        mode: t.mode,
+        block,
+        season_window_weeks,
+        origin_local,
+        undated,
+        content_hash,
+        scale,
+    })
 }
+
+/// How a bootstrap draws blocks: `(season window in weeks, or None for uniform; uniform
+/// only because the log has no dates)`. A season draw is recorded in the resolved
+/// scenario (`draw = "season"` and its window), so `run.toml` says what was used.
+fn draw_rule(t: &mut RawTrace, dated: bool, path: &std::path::Path) -> Result<(Option<u32>, bool)> {
+    let key = "background.trace";
+    if t.mode == TraceMode::Replay {
+        if t.draw.is_some() || t.season_window_weeks.is_some() {
+            let which = if t.draw.is_some() { "draw" } else { "season_window_weeks" };
+            return bad(format!("{key}.{which}"), "only a bootstrap draws blocks; a replay keeps the log's own dates");
+        }
+        return Ok((None, false));
+    }
+    let undated = || {
+        format!(
+            "'{}' has no calendar dates (an SWF log without UnixStartTime, or a CSV log with relative times), so its \
+             blocks cannot be matched to the time of year; use draw = \"uniform\"",
+            path.display()
+        )
+    };
+    let window = match t.season_window_weeks {
+        Some(w) if w > MAX_SEASON_WINDOW_WEEKS => {
+            return bad(
+                format!("{key}.season_window_weeks"),
+                format!(
+                    "{w} weeks is not allowed; use 0 (the same week of the year) to {MAX_SEASON_WINDOW_WEEKS} (any time of year)"
+                ),
+            );
+        }
+        w => w,
+    };
+    match (t.draw, dated) {
+        (Some(TraceDraw::Uniform), _) => match window {
+            Some(_) => bad(
+                format!("{key}.season_window_weeks"),
+                "applies only to draw = \"season\"; a uniform draw takes blocks from anywhere in the log",
+            ),
+            None => Ok((None, false)),
+        },
+        (Some(TraceDraw::Season), false) => bad(format!("{key}.draw"), undated()),
+        (None, false) if window.is_some() => bad(format!("{key}.season_window_weeks"), undated()),
+        (None, false) => Ok((None, true)),
+        (_, true) => {
+            let w = window.unwrap_or(crate::trace::bootstrap::DEFAULT_SEASON_WINDOW_WEEKS);
+            t.draw = Some(TraceDraw::Season);
+            t.season_window_weeks = Some(w);
+            Ok((Some(w), false))
+        }
+    }
+}
+
+/// The widest season window: 26 weeks either side reaches every time of year.
+const MAX_SEASON_WINDOW_WEEKS: u32 = 26;
