@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates the bundled Chinese font subset used by `burstsim plot --lang zh`:
 #   assets/fonts/NotoSansSC-burstsim-subset.otf
-# from Noto Sans CJK SC (SIL Open Font License 1.1), keeping exactly the characters that
-# src/plot/i18n.rs uses, plus printable ASCII and common punctuation. Run it after
-# changing a Chinese label; `cargo test` fails (font_covers_every_chinese_label) until you do.
+# from Noto Sans CJK SC (SIL Open Font License 1.1), keeping every character of GB 2312
+# (the 6,763 hanzi of levels 1 and 2 plus its 682 symbols: punctuation, full-width forms,
+# kana, Greek, Cyrillic, box drawing), every character src/plot/i18n.rs uses, printable
+# ASCII and common punctuation, so that names users write in scenarios render. `cargo
+# test` checks the coverage (font_covers_every_chinese_label, gb2312 test).
 #
 # Needs (once): apt-get install -y fonts-noto-cjk   and   pip install fonttools
 # Usage: scripts/make-font-subset.sh [PATH/TO/NotoSansCJK-Regular.ttc]
@@ -21,6 +23,15 @@ text = open("src/plot/i18n.rs", encoding="utf-8").read()
 keep = {chr(c) for c in range(0x20, 0x7F)}                        # printable ASCII
 keep |= set("±×÷≤≥–—…·•°′″‰％，。：；、（）《》〈〉“”‘’！？【】「」→←↑↓−¥€£µ²³")
 keep |= {c for c in text if ord(c) > 0x7F}                        # every label character
+gb = set()
+for hi in range(0xA1, 0xF8):                                      # GB 2312 rows 1-87
+    for lo in range(0xA1, 0xFF):
+        try:
+            gb.add(bytes([hi, lo]).decode("gb2312"))
+        except UnicodeDecodeError:
+            pass
+print(f"{len(gb)} GB 2312 characters", file=sys.stderr)
+keep |= gb
 open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(keep)))
 print(f"{len(keep)} characters", file=sys.stderr)
 PY

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 
 use crate::cloud::{CloudRun, OfferState, plan_run};
 use crate::cluster::{Cluster, QueuedJob, Reservation};
+use crate::metrics::class::ClassTally;
 use crate::metrics::{Daily, DailyLevel, Metric, RunMetrics, wait_stats};
 use crate::rng::{Purpose, job_key, stream};
 use crate::scenario::raw::BillingMode;
@@ -131,6 +132,8 @@ pub(crate) struct Tally {
     pub arrivals: u64,
     pub daily_cost: Vec<f64>,
     pub backlog_days: f64,
+    /// Per group class, plus a last slot for group jobs of no scenario class (a log's).
+    pub classes: Vec<ClassTally>,
 }
 
 /// The whole state of one replication.
@@ -219,7 +222,11 @@ impl<'a, O: Observer> World<'a, O> {
             st,
             in_flight: HashMap::new(),
             budget: BudgetState::new(policy.budget.as_ref(), scn.clock()),
-            tally: Tally { daily_cost: vec![0.0; days], ..Tally::default() },
+            tally: Tally {
+                daily_cost: vec![0.0; days],
+                classes: vec![ClassTally::default(); scn.group.len() + 1],
+                ..Tally::default()
+            },
             obs,
             debug: HashMap::new(),
             started: Vec::new(),
@@ -343,7 +350,7 @@ impl<'a, O: Observer> World<'a, O> {
         if job.group && self.measured(j) {
             let gpu_secs = f64::from(job.gpus) * s.segment as f64;
             let cost = gpu_secs / HOUR as f64 * self.scn.campus.price_per_gpu_hour_cny;
-            self.charge_day(cost);
+            self.charge_day(j, cost);
             self.tally.campus_gpu_secs += gpu_secs;
             self.tally.campus_cost += cost;
         }
@@ -364,10 +371,18 @@ impl<'a, O: Observer> World<'a, O> {
         self.jobs[j as usize].submit >= self.scn.warmup
     }
 
-    /// Books a measured job's charge on today's entry of the daily cost series; a charge
+    /// The per-class tally of a group job (the last slot for a job of no scenario class).
+    fn class_tally(&mut self, j: u32) -> &mut ClassTally {
+        let last = self.tally.classes.len() - 1;
+        let class = usize::from(self.jobs[j as usize].class).min(last);
+        &mut self.tally.classes[class]
+    }
+
+    /// Books a measured job's charge on its class and on today's entry of the daily cost series; a charge
     /// after the window's end goes on its last day (the year's bill includes the work its
     /// jobs finish after it), so the series sums to the total.
-    fn charge_day(&mut self, cost: f64) {
+    fn charge_day(&mut self, j: u32, cost: f64) {
+        self.class_tally(j).cost_cny += cost;
         let last = self.tally.daily_cost.len().saturating_sub(1);
         let day = self.scn.clock().day_index(self.now).unwrap_or(0).min(last);
         if let Some(c) = self.tally.daily_cost.get_mut(day) {
@@ -384,20 +399,23 @@ impl<'a, O: Observer> World<'a, O> {
         if !job.group || job.submit < self.scn.warmup {
             return;
         }
+        let (wait, turnaround) = (secs_to_hours(s.waited), secs_to_hours(s.end - job.submit));
+        let (has_deadline, missed) = (job.deadline != NO_DEADLINE, s.end > job.deadline);
+        let cloud = matches!(s.place, Place::Offer(_));
         let t = &mut self.tally;
         t.completed += 1;
-        t.waits_h.push(secs_to_hours(s.waited));
+        t.waits_h.push(wait);
         t.first_waits_h += secs_to_hours(s.first_start - job.submit);
-        t.turnaround_h += secs_to_hours(s.end - job.submit);
-        if job.deadline != NO_DEADLINE {
-            t.with_deadline += 1;
-            if s.end > job.deadline {
-                t.missed += 1;
-            }
-        }
-        if matches!(s.place, Place::Offer(_)) {
-            t.cloud_jobs += 1;
-        }
+        t.turnaround_h += turnaround;
+        t.with_deadline += u64::from(has_deadline);
+        t.missed += u64::from(has_deadline && missed);
+        t.cloud_jobs += u64::from(cloud);
+        let c = self.class_tally(j);
+        c.waits_h.push(wait);
+        c.turnaround_h += turnaround;
+        c.with_deadline += u64::from(has_deadline);
+        c.missed += u64::from(has_deadline && missed);
+        c.cloud_jobs += u64::from(cloud);
     }
 
     /// Sends a job to an offer: starts it if there is room and nobody is waiting ahead of
@@ -465,7 +483,7 @@ impl<'a, O: Observer> World<'a, O> {
             self.budget.settle(period, estimate, variable, self.now);
         }
         if self.measured(j) {
-            self.charge_day(variable);
+            self.charge_day(j, variable);
             let t = &mut self.tally;
             t.hourly_cost += f.run.compute_cost;
             t.transfer_cost += f.run.transfer_cost;
@@ -492,7 +510,7 @@ impl<'a, O: Observer> World<'a, O> {
     /// Adds a debugging charge.
     pub(crate) fn charge_debug(&mut self, j: u32, cost: f64) {
         if self.measured(j) {
-            self.charge_day(cost);
+            self.charge_day(j, cost);
             self.tally.hourly_cost += cost;
         }
     }
@@ -592,7 +610,17 @@ impl<'a, O: Observer> World<'a, O> {
         } else {
             Vec::new()
         };
-        SimOutput { metrics: RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable }, records }
+        let set = &scn.class_metrics;
+        let mut all = ClassTally::default();
+        let mut classes: Vec<Vec<f64>> = Vec::with_capacity(scn.group.len() + 1);
+        for (i, c) in self.tally.classes.iter().enumerate() {
+            all.absorb(c);
+            if i < scn.group.len() {
+                classes.push(c.values(set));
+            }
+        }
+        classes.push(all.values(set));
+        SimOutput { metrics: RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes }, records }
     }
 }
 

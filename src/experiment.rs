@@ -20,7 +20,7 @@ use crate::scenario::Scenario;
 use crate::stats::summarize;
 use crate::workload::JobStream;
 
-pub use summary::{PairedRow, Summaries, SummaryRow};
+pub use summary::{ClassRow, PairedRow, Summaries, SummaryRow};
 
 /// Replications folded per parallel chunk (bounds memory; does not affect results).
 const CHUNK: usize = 64;
@@ -103,6 +103,9 @@ pub struct PolicyResults {
     pub daily_sum: DailySums,
     /// Counts of measured waits per bin of [`wait_bin_edges`], over all replications.
     pub wait_hist: Vec<u64>,
+    /// Per replication (in order), per class row of [`Scenario::class_names`], the values
+    /// of the scenario's class metrics.
+    pub class_values: Vec<Vec<Vec<f64>>>,
 }
 
 /// The results of an experiment.
@@ -150,6 +153,7 @@ impl Results {
             unstable: Vec::new(),
             daily_sum: DailySums::new(days),
             wait_hist: vec![0; bins],
+            class_values: Vec::new(),
         };
         Results { replications: Vec::new(), policies: vec![empty; scenario.policies.len()] }
     }
@@ -166,12 +170,19 @@ impl Results {
             }
             pr.values.push(m.values);
             pr.unstable.push(m.unstable);
+            pr.class_values.push(m.classes);
         }
     }
 
     /// The values of one metric of one policy, in replication order.
     pub fn column(&self, policy: usize, metric: Metric) -> Vec<f64> {
         self.policies[policy].values.iter().map(|v| v[metric.index()]).collect()
+    }
+
+    /// The values of one class metric of one policy (class row `class`, metric `metric` of
+    /// the scenario's class metric set), in replication order.
+    pub fn class_column(&self, policy: usize, class: usize, metric: usize) -> Vec<f64> {
+        self.policies[policy].class_values.iter().map(|v| v[class][metric]).collect()
     }
 
     /// The worst relative CI half-width over headline metrics and policies (metrics that

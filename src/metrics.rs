@@ -5,6 +5,7 @@
 //! metrics ([`Metric::ALL`]) is the column order of `replications.csv` and the row order
 //! of `summary.csv`; names are a stable contract (see DESIGN.md).
 
+pub mod class;
 pub mod daily;
 
 use crate::stats::percentile_sorted;
@@ -203,6 +204,9 @@ pub struct RunMetrics {
     /// The scenario looked unstable in this replication (offered load ≥ 1, or a large
     /// backlog still growing at the horizon).
     pub unstable: bool,
+    /// Per group class, then one entry for the whole group ([`class::ALL_CLASSES`]): the
+    /// values of the scenario's [`class::ClassMetricSet`].
+    pub classes: Vec<Vec<f64>>,
 }
 
 impl RunMetrics {

@@ -50,6 +50,7 @@ pub fn write_run(
         .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", dir.display())))?;
     atomic_write(&dir.join("summary.csv"), &csv::summary_csv(summaries))?;
     atomic_write(&dir.join("paired.csv"), &csv::paired_csv(summaries))?;
+    atomic_write(&dir.join("classes.csv"), &csv::classes_csv(summaries))?;
     atomic_write(&dir.join("replications.csv"), &csv::replications_csv(scenario, results))?;
     atomic_write(&dir.join("timeseries.csv"), &csv::timeseries_csv(scenario, results))?;
     atomic_write(&dir.join("waits.csv"), &csv::waits_csv(scenario, results))?;

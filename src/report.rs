@@ -159,6 +159,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<B
             .collect();
         b.push(Block::Table(head, rows));
     }
+    b.extend(class_blocks(r, lang));
     b.push(Block::Heading(t(L::ChartsHeading)));
     b.extend((0..n_charts).map(Block::Chart));
     b.push(Block::Heading(t(L::ParamsHeading)));
@@ -167,6 +168,46 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<B
         None => b.push(Block::Para(t(L::NoScenario))),
     }
     b
+}
+
+/// The per-class table of a run (from `classes.csv`): jobs, mean and p95 wait, the
+/// shares over each reporting threshold, deadline misses and the cloud share.
+fn class_blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {
+    let classes = r.class_names();
+    if classes.is_empty() {
+        return Vec::new();
+    }
+    let t = |l: L| l.get(lang).to_string();
+    let mut thresholds: Vec<String> = Vec::new();
+    for (_, s) in &r.classes {
+        if let Some(x) = s.metric.strip_prefix("wait_over_").and_then(|m| m.strip_suffix("h_share"))
+            && !thresholds.iter().any(|t| t == x)
+        {
+            thresholds.push(x.to_string());
+        }
+    }
+    let mut head = vec![t(L::Policy), t(L::Class), t(L::Jobs)];
+    head.push(metric_label("wait_mean_h").0.get(lang).to_string());
+    head.push(metric_label("wait_p95_h").0.get(lang).to_string());
+    head.extend(thresholds.iter().map(|x| fill(L::WaitOver.get(lang), &[x])));
+    head.push(metric_label("deadline_miss_rate").0.get(lang).to_string());
+    head.push(metric_label("cloud_job_share").0.get(lang).to_string());
+    let mut rows = Vec::new();
+    for p in &r.policies {
+        for c in &classes {
+            let g = |m: &str, scale: f64| pm(r.class_stat(p, c, m), scale);
+            let mut row = vec![p.clone(), c.clone()];
+            row.push(r.class_stat(p, c, "jobs_completed").map_or("–".into(), |s| format!("{:.0}", s.mean)));
+            row.push(g("wait_mean_h", 1.0));
+            row.push(g("wait_p95_h", 1.0));
+            row.extend(thresholds.iter().map(|x| g(&format!("wait_over_{x}h_share"), 100.0)));
+            row.push(g("deadline_miss_rate", 100.0));
+            row.push(g("cloud_job_share", 100.0));
+            rows.push(row);
+        }
+    }
+    let all = crate::metrics::class::ALL_CLASSES;
+    vec![Block::Heading(t(L::ClassHeading)), Block::Para(fill(L::ClassNote.get(lang), &[all])), Block::Table(head, rows)]
 }
 
 fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<Block> {

@@ -107,6 +107,8 @@ pub struct Scenario {
     pub offers: Vec<Offer>,
     /// Policies to compare (at least one).
     pub policies: Vec<Policy>,
+    /// The per-class metrics reported (with the scenario's wait thresholds).
+    pub class_metrics: crate::metrics::class::ClassMetricSet,
     /// The resolved raw form, written back as `run.toml`.
     pub raw: RawScenario,
 }
@@ -370,6 +372,11 @@ impl Scenario {
     /// totals are annual figures (labelled "CNY/year").
     pub fn is_one_year(&self) -> bool {
         self.window() == crate::date::days_in_year_from(self.start_date) as SimTime * crate::units::DAY
+    }
+
+    /// Names of the rows of `classes.csv`: each group class, then the whole group.
+    pub fn class_names(&self) -> Vec<String> {
+        self.group.iter().map(|c| c.name.clone()).chain([crate::metrics::class::ALL_CLASSES.to_string()]).collect()
     }
 
     /// Index of a policy by name.

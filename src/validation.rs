@@ -166,6 +166,7 @@ impl Case {
                 ci_target: None,
                 max_replications: None,
                 baseline_policy: None,
+                report_wait_thresholds_h: None,
             },
             campus: RawCampus {
                 gpus: Some(self.servers),

@@ -27,24 +27,25 @@ fn check(name: &str, bytes: &[u8]) {
     }
 }
 
-fn run(scn: &Scenario) -> (Vec<u8>, Vec<u8>) {
+fn run(scn: &Scenario) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let (r, _) = experiment::run(scn, None, &|| {});
     let s = Summaries::new(scn, &r);
-    (out_csv::summary_csv(&s), out_csv::replications_csv(scn, &r))
+    (out_csv::summary_csv(&s), out_csv::replications_csv(scn, &r), out_csv::classes_csv(&s))
 }
 
 #[test]
 fn the_default_scenario_gives_its_golden_summary() {
     let scn = Scenario::embedded_default().with_overrides(None, Some(2));
-    let (summary, reps) = run(&scn);
+    let (summary, reps, classes) = run(&scn);
     check("default-2.summary.csv", &summary);
     check("default-2.replications.csv", &reps);
+    check("default-2.classes.csv", &classes);
 }
 
 #[test]
 fn the_tiny_fixture_gives_its_golden_summary_under_every_policy() {
     let scn = Scenario::load(std::path::Path::new("tests/fixtures/tiny.toml")).unwrap();
-    let (summary, reps) = run(&scn);
+    let (summary, reps, _) = run(&scn);
     check("tiny.summary.csv", &summary);
     check("tiny.replications.csv", &reps);
 }

@@ -154,3 +154,34 @@ fn sequential_stopping_adds_replications_until_the_target_or_the_maximum() {
     assert!(matches!(stop, Stopping::MaximumReached { .. }));
     assert_eq!(r.replications.len(), 4);
 }
+
+#[test]
+fn class_results_add_up_to_the_group_and_the_all_classes_row_matches_the_summary() {
+    use burstsim::metrics::class::ALL_CLASSES;
+    let scn = tiny().with_overrides(None, Some(3));
+    let (r, _) = experiment::run(&scn, None, &|| {});
+    let s = Summaries::new(&scn, &r);
+    let csv = String::from_utf8(out_csv::classes_csv(&s)).unwrap();
+    assert_eq!(csv.lines().next(), Some("policy,class,metric,unit,mean,ci95_low,ci95_high,std_dev,replications"));
+    for p in &scn.policies {
+        let all = |m: &str| s.class(&p.name, ALL_CLASSES, m).unwrap().summary.mean;
+        let whole = |m: Metric| s.get(&p.name, m).unwrap().summary.mean;
+        // The whole group's row is the headline figure, computed from the same waits.
+        for (class_metric, metric) in [
+            ("wait_mean_h", Metric::WaitMean),
+            ("wait_p95_h", Metric::WaitP95),
+            ("jobs_completed", Metric::JobsCompleted),
+            ("cloud_job_share", Metric::CloudJobShare),
+        ] {
+            let (a, b) = (all(class_metric), whole(metric));
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{}: {class_metric} {a} vs {metric:?} {b}", p.name);
+        }
+        // Class job counts add up to the group's, and class costs to at most the total
+        // (monthly rent is not attributed to a class).
+        let per_class: f64 = scn.group.iter().map(|c| s.class(&p.name, &c.name, "jobs_completed").unwrap().summary.mean).sum();
+        assert!((per_class - all("jobs_completed")).abs() < 1e-9);
+        let cost: f64 = scn.group.iter().map(|c| s.class(&p.name, &c.name, "variable_cost_cny").unwrap().summary.mean).sum();
+        let expected = whole(Metric::TotalCost) - whole(Metric::MonthlyCost);
+        assert!((cost - expected).abs() <= 1e-6 * expected.max(1.0), "{}: {cost} vs {expected}", p.name);
+    }
+}

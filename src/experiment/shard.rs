@@ -14,6 +14,7 @@
 //! SHARD/replications.csv  per replication and policy, every metric (as in a run)
 //! SHARD/daily_sums.csv    policy × day: fixed-point sums of the daily series
 //! SHARD/wait_hist.csv     policy × bin: counts of measured waits
+//! SHARD/class_replications.csv  policy × replication × class: every class metric
 //! ```
 
 use std::path::Path;
@@ -86,6 +87,7 @@ pub fn write(dir: &Path, scenario: &Scenario, results: &Results, index: u32, cou
     );
     atomic_write(&dir.join("scenario.toml"), scenario.resolved_toml().as_bytes())?;
     atomic_write(&dir.join("replications.csv"), &out_csv::replications_csv(scenario, results))?;
+    atomic_write(&dir.join("class_replications.csv"), &out_csv::class_replications_csv(scenario, results))?;
     let mut daily = String::from("policy,day,campus_queue_gpus,campus_busy_gpus,cloud_busy_gpus,cost_cny\n");
     let mut hist = String::from("policy,bin,jobs\n");
     for (p, policy) in scenario.policies.iter().enumerate() {
@@ -172,6 +174,32 @@ pub fn read(dir: &Path) -> Result<Shard, ShardError> {
         results.policies[p].values.push(values);
         results.policies[p].unstable.push(&row[unstable_col] == "true");
     }
+    let path = dir.join("class_replications.csv");
+    let (header, rows) = csv_rows(&path)?;
+    let names: Vec<String> = scenario.class_metrics.names().into_iter().map(|n| n.0).collect();
+    if header.len() != 3 + names.len() || header[3..] != names[..] {
+        return Err(damaged(&path, "its columns are not the scenario's class metrics (another burstsim version?)"));
+    }
+    let classes = scenario.class_names();
+    for pr in results.policies.iter_mut() {
+        pr.class_values = vec![vec![Vec::new(); classes.len()]; pr.values.len()];
+    }
+    for row in &rows {
+        let p = policy_index(&row[0], &path)?;
+        let rep: u64 = row[1].parse().map_err(|_| damaged(&path, format!("bad replication '{}'", &row[1])))?;
+        let i = results.replications.iter().position(|&r| r == rep).ok_or_else(|| damaged(&path, "unknown replication"))?;
+        let c = classes.iter().position(|c| c == &row[2]).ok_or_else(|| damaged(&path, "unknown class"))?;
+        let values = (3..row.len())
+            .map(|k| match &row[k] {
+                "" => Ok(f64::NAN),
+                v => v.parse::<f64>().map_err(|_| damaged(&path, format!("'{v}' is not a number"))),
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        results.policies[p].class_values[i][c] = values;
+    }
+    if results.policies.iter().any(|pr| pr.class_values.iter().flatten().any(Vec::is_empty)) {
+        return Err(damaged(&path, "some policy, replication or class has no row"));
+    }
     let path = dir.join("daily_sums.csv");
     for row in csv_rows(&path)?.1 {
         let p = policy_index(&row[0], &path)?;
@@ -244,6 +272,7 @@ pub fn merge(shards: Vec<Shard>) -> Result<(Scenario, Results), ShardError> {
             let src: &PolicyResults = &shards[si].results.policies[p];
             pr.values.push(src.values[k].clone());
             pr.unstable.push(src.unstable[k]);
+            pr.class_values.push(src.class_values[k].clone());
         }
     }
     for s in &shards {

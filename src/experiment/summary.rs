@@ -33,6 +33,21 @@ pub struct PairedRow {
     pub summary: Summary,
 }
 
+/// One row of `classes.csv`: a class metric of one policy, summarised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassRow {
+    /// Policy name.
+    pub policy: String,
+    /// Class name, or [`crate::metrics::class::ALL_CLASSES`].
+    pub class: String,
+    /// Metric name (of the scenario's class metric set).
+    pub metric: String,
+    /// Its unit.
+    pub unit: String,
+    /// Mean, spread and CI over replications.
+    pub summary: Summary,
+}
+
 /// All summaries of an experiment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summaries {
@@ -40,6 +55,8 @@ pub struct Summaries {
     pub rows: Vec<SummaryRow>,
     /// Policy × metric against the baseline.
     pub paired: Vec<PairedRow>,
+    /// Policy × class × class metric.
+    pub classes: Vec<ClassRow>,
 }
 
 impl Summaries {
@@ -68,7 +85,27 @@ impl Summaries {
                 });
             }
         }
-        Summaries { rows, paired }
+        let mut classes = Vec::new();
+        let metric_names = scenario.class_metrics.names();
+        for (p, policy) in scenario.policies.iter().enumerate() {
+            for (c, class) in scenario.class_names().iter().enumerate() {
+                for (k, (metric, unit)) in metric_names.iter().enumerate() {
+                    classes.push(ClassRow {
+                        policy: policy.name.clone(),
+                        class: class.clone(),
+                        metric: metric.clone(),
+                        unit: unit.to_string(),
+                        summary: summarize(&results.class_column(p, c, k)),
+                    });
+                }
+            }
+        }
+        Summaries { rows, paired, classes }
+    }
+
+    /// The summary of one class metric of one policy.
+    pub fn class(&self, policy: &str, class: &str, metric: &str) -> Option<&ClassRow> {
+        self.classes.iter().find(|r| r.policy == policy && r.class == class && r.metric == metric)
     }
 
     /// The summary of one policy's metric.

@@ -60,6 +60,48 @@ pub fn summary_csv(s: &Summaries) -> Vec<u8> {
     w.finish()
 }
 
+/// `classes.csv`: policy × class × class metric (the group's classes, then
+/// [`crate::metrics::class::ALL_CLASSES`] for every group job).
+pub fn classes_csv(s: &Summaries) -> Vec<u8> {
+    let mut w =
+        CsvBytes::new(["policy", "class", "metric", "unit", "mean", "ci95_low", "ci95_high", "std_dev", "replications"]);
+    for r in &s.classes {
+        let x = &r.summary;
+        w.row([
+            r.policy.clone(),
+            r.class.clone(),
+            r.metric.clone(),
+            r.unit.clone(),
+            num(x.mean),
+            num(x.low()),
+            num(x.high()),
+            num(x.std_dev),
+            x.n.to_string(),
+        ]);
+    }
+    w.finish()
+}
+
+/// Per policy, replication and class row, every class metric (shards carry these so a
+/// merge can summarise them as one run does).
+pub fn class_replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
+    let mut header = vec!["policy".to_string(), "replication".into(), "class".into()];
+    header.extend(scenario.class_metrics.names().into_iter().map(|n| n.0));
+    let mut w = CsvBytes::new(&header);
+    let classes = scenario.class_names();
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        let pr = &results.policies[p];
+        for (i, &r) in results.replications.iter().enumerate() {
+            for (c, class) in classes.iter().enumerate() {
+                let mut row = vec![policy.name.clone(), r.to_string(), class.clone()];
+                row.extend(pr.class_values[i][c].iter().map(|&v| num(v)));
+                w.row(&row);
+            }
+        }
+    }
+    w.finish()
+}
+
 /// `paired.csv`: policy − baseline, per metric.
 pub fn paired_csv(s: &Summaries) -> Vec<u8> {
     let mut w = CsvBytes::new([

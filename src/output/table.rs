@@ -136,6 +136,72 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
     out
 }
 
+/// Lays out rows of cells: the first column left-aligned, the others right-aligned.
+fn layout(header: &[String], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut out = String::new();
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - c.chars().count());
+            if i == 0 {
+                out.push_str(c);
+                out.push_str(&pad);
+            } else {
+                out.push_str("  ");
+                out.push_str(&pad);
+                out.push_str(c);
+            }
+        }
+        out.trim_end().to_string() + "\n"
+    };
+    let mut out = line(header);
+    out.push_str(&line(&widths.iter().map(|&w| "─".repeat(w)).collect::<Vec<_>>()));
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+/// The per-class table (`run --by-class`): for each policy and each group class (then
+/// all classes together), jobs per window, wait mean and quantiles, the share waiting
+/// longer than each reporting threshold, deadline misses and the cloud share.
+pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
+    let thresholds = &scenario.class_metrics.thresholds_h;
+    let mut header: Vec<String> = ["policy / class", "jobs", "mean wait (h)", "p50 (h)", "p95 (h)"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    header.extend(thresholds.iter().map(|&t| format!("wait > {} h (%)", super::num(t))));
+    header.extend(["deadline miss (%)".to_string(), "cloud (%)".to_string()]);
+    let mut rows = Vec::new();
+    for p in &scenario.policies {
+        rows.push(std::iter::once(p.name.clone()).chain(std::iter::repeat_n(String::new(), header.len() - 1)).collect());
+        for class in scenario.class_names() {
+            let g = |m: &str| s.class(&p.name, &class, m).map(|r| r.summary);
+            let cell = |m: &str, scale: f64, d: usize| g(m).map_or("–".into(), |x| pm(&x, scale, d));
+            let mut row = vec![
+                format!("  {class}"),
+                g("jobs_completed").map_or("–".into(), |x| format!("{:.0}", x.mean)),
+                cell("wait_mean_h", 1.0, 2),
+                cell("wait_p50_h", 1.0, 2),
+                cell("wait_p95_h", 1.0, 2),
+            ];
+            for &t in thresholds {
+                row.push(cell(&crate::metrics::class::ClassMetricSet::threshold_name(t), 100.0, 1));
+            }
+            row.push(cell("deadline_miss_rate", 100.0, 1));
+            row.push(cell("cloud_job_share", 100.0, 1));
+            rows.push(row);
+        }
+    }
+    format!("By job class (mean ± 95% CI half-width; jobs per measured window):\n{}", layout(&header, &rows))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

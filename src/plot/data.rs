@@ -157,6 +157,14 @@ pub(crate) fn stats(t: &Table) -> Result<Vec<Stat>, PlotError> {
         .collect()
 }
 
+/// Reads `classes.csv` rows: (class, statistic).
+pub(crate) fn class_stats(t: &Table) -> Result<Vec<(String, Stat)>, PlotError> {
+    let stats = stats(t)?;
+    Ok((0..t.rows.len()).map(|i| t.text(i, "class").to_string()).zip(stats).collect())
+}
+
+/// Columns of `classes.csv` the report uses.
+pub const CLASSES_COLUMNS: &[&str] = &["policy", "class", "metric", "mean", "ci95_low", "ci95_high", "replications"];
 /// Columns of `summary.csv` the charts use.
 pub const SUMMARY_COLUMNS: &[&str] = &["policy", "metric", "mean", "ci95_low", "ci95_high", "replications"];
 /// Columns of `paired.csv` the report uses.

@@ -36,6 +36,8 @@ pub struct RunFolder {
     pub summary: Vec<Stat>,
     /// `paired.csv`.
     pub paired: Vec<Paired>,
+    /// `classes.csv` (optional; folders written before it existed have none): (class, statistic).
+    pub classes: Vec<(String, Stat)>,
     /// `replications.csv` (optional): per replication, metric → value.
     pub replications: Option<Vec<data::ReplicationRow>>,
     /// `timeseries.csv`.
@@ -61,6 +63,22 @@ impl RunFolder {
     /// The statistic of `policy` and `metric`.
     pub fn stat(&self, policy: &str, metric: &str) -> Option<&Stat> {
         self.summary.iter().find(|s| s.policy == policy && s.metric == metric)
+    }
+
+    /// A class statistic of a policy (from `classes.csv`).
+    pub fn class_stat(&self, policy: &str, class: &str, metric: &str) -> Option<&Stat> {
+        self.classes.iter().find(|(c, s)| c == class && s.policy == policy && s.metric == metric).map(|(_, s)| s)
+    }
+
+    /// The classes of `classes.csv`, in file order.
+    pub fn class_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for (c, _) in &self.classes {
+            if !v.contains(c) {
+                v.push(c.clone());
+            }
+        }
+        v
     }
 
     /// Replications per policy (from `summary.csv`).
@@ -219,6 +237,12 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
             .push(format!("'{}' is missing: the cost-vs-wait chart shows no single replications", reps_path.display()));
         None
     };
+    let classes_path = dir.join("classes.csv");
+    let classes = if classes_path.is_file() {
+        data::class_stats(&Table::read(&classes_path, data::CLASSES_COLUMNS)?)?
+    } else {
+        Vec::new()
+    };
     let policies = data::policy_order(summary.iter().map(|s| s.policy.as_str()));
     let manifest = dir.join("run.toml");
     let (mut header, mut table, mut scenario) = (ManifestHeader::default(), None, None);
@@ -256,6 +280,7 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
     Ok(RunFolder {
         dir: dir.to_path_buf(),
         name,
+        classes,
         policies,
         summary,
         paired,

@@ -270,7 +270,21 @@ mod tests {
     fn the_subset_also_covers_ascii_so_mixed_labels_need_one_font() {
         let ascii: Vec<char> = (0x21u8..0x7f).map(char::from).collect();
         assert!(missing_chars(NOTO_SC_SUBSET, &ascii).is_empty());
-        assert!(NOTO_SC_SUBSET.len() < 1_000_000, "keep the subset small");
+        assert!(NOTO_SC_SUBSET.len() < 4_000_000, "keep the subset to GB 2312 (about 3 MB)");
+    }
+
+    #[test]
+    fn the_subset_covers_gb2312_and_what_users_write() {
+        // GB 2312 has 6,763 hanzi, all in the CJK Unified Ideographs block.
+        let cjk: Vec<char> = ('\u{4E00}'..='\u{9FA5}').collect();
+        let covered = cjk.len() - missing_chars(NOTO_SC_SUBSET, &cjk).len();
+        assert!(covered >= 6_763, "only {covered} hanzi covered");
+        // Names a lab writes into its scenario, and punctuation around them.
+        let names = "我的课题组 期末考试 毕业季 研究生 博士生 硕士生 深度学习 大模型微调 消融实验 \
+                     主训练 调试 国庆节 春节 寒假 暑假 论文截止 武汉大学 华中科技大学 算力 显卡 \
+                     包月 按小时 存储 上传 预算 机时费 《》“”（）：；，。、！？";
+        let missing = missing_chars(NOTO_SC_SUBSET, &needed_chars(names));
+        assert!(missing.is_empty(), "missing {missing:?}");
     }
 
     #[test]

@@ -154,6 +154,13 @@ labels! {
     Chosen => "Choose policy '{}' at {}.", "选择策略“{}”，参数取 {}。";
     Colon => ": ", "：";
     CnyUnit => " (CNY)", "（元）";
+    // Results by job class (report).
+    ClassHeading => "Results by job class (mean ± 95% CI half-width)", "按作业类型的结果（平均值 ± 95%置信区间半宽）";
+    ClassNote => "Jobs per measured window; waits count every queueing stretch. \"{}\" is every job of the group together.",
+        "作业数为统计期内的作业数；等待时间包括每一段排队。“{}”为本组全部作业。";
+    Class => "Class", "作业类型";
+    Jobs => "Jobs", "作业数";
+    WaitOver => "Wait > {} h (%)", "等待超过{}小时（%）";
     // Cost labels when the totals are for one calendar year (see `L::per_window`).
     TotalCostAxisYear => "Total cost (CNY/year)", "年度总成本（元/年）";
     CostAxisYear => "Mean cost (CNY/year)", "年均成本（元/年）";

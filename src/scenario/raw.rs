@@ -70,6 +70,10 @@ pub struct RawSimulation {
     /// Policy that paired differences are taken against (default: the first policy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_policy: Option<String>,
+    /// Wait thresholds (hours) for the per-class "waited longer than t" shares in
+    /// `classes.csv` (default: 1, 4 and 24 h).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_wait_thresholds_h: Option<Vec<f64>>,
 }
 
 fn default_replications() -> u32 {

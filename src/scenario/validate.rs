@@ -22,6 +22,8 @@ use trace::trace_source;
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
 /// Most jobs one replication may submit (memory: about 130 bytes per job).
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
+/// Wait thresholds (hours) of the per-class "waited longer than t" shares by default.
+pub const DEFAULT_WAIT_THRESHOLDS_H: [f64; 3] = [1.0, 4.0, 24.0];
 /// Most GPUs accepted anywhere (a bound that keeps memory and time sane).
 pub const MAX_GPUS: u32 = 1_000_000;
 
@@ -161,6 +163,22 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         );
     }
     let clock = Clock { start: start_date, warmup };
+    let thresholds_h = match &sim.report_wait_thresholds_h {
+        None => DEFAULT_WAIT_THRESHOLDS_H.to_vec(),
+        Some(v) => {
+            let key = "simulation.report_wait_thresholds_h";
+            if v.len() > 12 {
+                return bad(key, format!("{} thresholds are not allowed; give at most 12", v.len()));
+            }
+            for (i, &t) in v.iter().enumerate() {
+                finite_at_least(&format!("{key}[{i}]"), t, 0.0, "thresholds are hours, finite and ≥ 0")?;
+                if i > 0 && t <= v[i - 1] {
+                    return bad(format!("{key}[{i}]"), format!("{t} is not allowed; give thresholds in increasing order"));
+                }
+            }
+            v.clone()
+        }
+    };
 
     let campus = campus(&raw.campus, clock, horizon)?;
 
@@ -331,6 +349,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         group_calendar,
         offers,
         policies,
+        class_metrics: crate::metrics::class::ClassMetricSet { thresholds_h },
         raw: resolved,
     })
 }

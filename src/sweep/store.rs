@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Sweep;
-use crate::experiment::{PairedRow, Summaries, SummaryRow};
+use crate::experiment::{ClassRow, PairedRow, Summaries, SummaryRow};
 use crate::metrics::Metric;
 use crate::output::{atomic_write, csv as out_csv};
 use crate::stats::Summary;
@@ -114,6 +114,7 @@ impl Store {
         std::fs::create_dir_all(&d)?;
         atomic_write(&d.join("summary.csv"), &out_csv::summary_csv(summaries))?;
         atomic_write(&d.join("paired.csv"), &out_csv::paired_csv(summaries))?;
+        atomic_write(&d.join("classes.csv"), &out_csv::classes_csv(summaries))?;
         let marker =
             format!("hash = \"{}\"\npoint = {point}\nvalues = {}\n", self.hash, toml::Value::String(label.to_string()));
         atomic_write(&d.join("point.toml"), marker.as_bytes())?;
@@ -144,7 +145,22 @@ impl Store {
                 summary: summary(&r[4], &r[5], &r[6], &r[7], &r[8])?,
             })
         })?;
-        Ok((Summaries { rows, paired }, raw))
+        // Points saved before per-class results existed have no classes.csv.
+        let classes_path = d.join("classes.csv");
+        let classes = if classes_path.exists() {
+            read_rows(&classes_path, |r| {
+                Ok(ClassRow {
+                    policy: r[0].to_string(),
+                    class: r[1].to_string(),
+                    metric: r[2].to_string(),
+                    unit: r[3].to_string(),
+                    summary: summary(&r[4], &r[5], &r[6], &r[7], &r[8])?,
+                })
+            })?
+        } else {
+            Vec::new()
+        };
+        Ok((Summaries { rows, paired, classes }, raw))
     }
 }
 

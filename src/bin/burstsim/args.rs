@@ -90,6 +90,10 @@ pub struct RunArgs {
     /// Do not draw charts/ and report.html at the end (`burstsim plot DIR` draws them later).
     #[arg(long)]
     pub no_charts: bool,
+    /// Also print the results of each job class (waits, quantiles, deadline misses, cloud
+    /// share); classes.csv has them in any case.
+    #[arg(long)]
+    pub by_class: bool,
 }
 
 /// `burstsim merge`.

@@ -146,7 +146,13 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     output::write_run(&out_dir, &scenario, &results, &summaries, stopping, &warns)?;
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
-        println!("\nFiles: {}/{{summary,paired,replications,timeseries,waits}}.csv and run.toml", out_dir.display());
+        if a.by_class {
+            print!("\n{}", table::render_by_class(&scenario, &summaries));
+        }
+        println!(
+            "\nFiles: {}/{{summary,paired,classes,replications,timeseries,waits}}.csv and run.toml",
+            out_dir.display()
+        );
     }
     crate::plot_cmd::after(&out_dir, a.no_charts, a.quiet);
     for w in &warns {

@@ -1,0 +1,153 @@
+//! Results by job class: what a PI quotes is the wait of the big training jobs, not the
+//! average over everything the group submits.
+//!
+//! For every class of the group's workload, and for the whole group, each replication
+//! records the job count, the wait's mean and quantiles (p50, p90, p95, p99), the share
+//! of jobs that waited longer than each threshold of the scenario's
+//! `report_wait_thresholds_h`, the mean turnaround, deadline misses, the cloud share and
+//! the class's own charges. Across replications these get the same mean and 95% CI as
+//! the headline metrics (`classes.csv`).
+
+use crate::output::num;
+use crate::stats::percentile_sorted;
+
+/// The name of the rows that cover every group job.
+pub const ALL_CLASSES: &str = "(all classes)";
+
+/// The per-class metrics of a scenario: fixed ones, and one "waited longer than t" share
+/// per reporting threshold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassMetricSet {
+    /// The reporting thresholds, hours, ascending.
+    pub thresholds_h: Vec<f64>,
+}
+
+/// The fixed metrics before the thresholds, with units.
+const HEAD: [(&str, &str); 6] = [
+    ("jobs_completed", "jobs"),
+    ("wait_mean_h", "h"),
+    ("wait_p50_h", "h"),
+    ("wait_p90_h", "h"),
+    ("wait_p95_h", "h"),
+    ("wait_p99_h", "h"),
+];
+/// The fixed metrics after the thresholds, with units.
+const TAIL: [(&str, &str); 4] = [
+    ("turnaround_mean_h", "h"),
+    ("deadline_miss_rate", "share"),
+    ("cloud_job_share", "share"),
+    ("variable_cost_cny", "CNY"),
+];
+
+impl ClassMetricSet {
+    /// Metric names and units, in column order.
+    pub fn names(&self) -> Vec<(String, &'static str)> {
+        let mut v: Vec<(String, &'static str)> = HEAD.iter().map(|&(n, u)| (n.to_string(), u)).collect();
+        v.extend(self.thresholds_h.iter().map(|&t| (Self::threshold_name(t), "share")));
+        v.extend(TAIL.iter().map(|&(n, u)| (n.to_string(), u)));
+        v
+    }
+
+    /// The name of the "waited longer than `t` hours" share: `wait_over_4h_share`.
+    pub fn threshold_name(t: f64) -> String {
+        format!("wait_over_{}h_share", num(t))
+    }
+
+    /// Number of metrics.
+    pub fn len(&self) -> usize {
+        HEAD.len() + self.thresholds_h.len() + TAIL.len()
+    }
+
+    /// True when there are no metrics (never: the fixed ones are always there).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Index of a metric by name.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.names().iter().position(|(n, _)| n == name)
+    }
+}
+
+/// What one replication measured of one class's jobs (those submitted in the window).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClassTally {
+    /// Waits, hours (every queueing stretch, as `wait_mean_h`).
+    pub waits_h: Vec<f64>,
+    /// Sum of turnarounds, hours.
+    pub turnaround_h: f64,
+    /// Jobs with a deadline.
+    pub with_deadline: u64,
+    /// Of those, jobs that ended after it.
+    pub missed: u64,
+    /// Jobs that ran in the cloud.
+    pub cloud_jobs: u64,
+    /// The class's own charges: campus time, hourly cloud time, transfer and storage
+    /// (monthly rent is shared by all classes and not attributed).
+    pub cost_cny: f64,
+}
+
+impl ClassTally {
+    /// Adds another tally (the whole group from its classes).
+    pub fn absorb(&mut self, other: &ClassTally) {
+        self.waits_h.extend_from_slice(&other.waits_h);
+        self.turnaround_h += other.turnaround_h;
+        self.with_deadline += other.with_deadline;
+        self.missed += other.missed;
+        self.cloud_jobs += other.cloud_jobs;
+        self.cost_cny += other.cost_cny;
+    }
+
+    /// The values of `set`'s metrics (NaN where undefined, e.g. quantiles of no jobs).
+    pub fn values(&self, set: &ClassMetricSet) -> Vec<f64> {
+        let n = self.waits_h.len();
+        let mut sorted = self.waits_h.clone();
+        sorted.sort_by(f64::total_cmp);
+        let share = |k: u64, of: u64| if of == 0 { f64::NAN } else { k as f64 / of as f64 };
+        let q = |p: f64| percentile_sorted(&sorted, p);
+        let mean = if n == 0 { f64::NAN } else { sorted.iter().sum::<f64>() / n as f64 };
+        let mut v = vec![n as f64, mean, q(0.5), q(0.9), q(0.95), q(0.99)];
+        for &t in &set.thresholds_h {
+            let over = sorted.len() - sorted.partition_point(|&w| w <= t);
+            v.push(share(over as u64, n as u64));
+        }
+        v.push(if n == 0 { f64::NAN } else { self.turnaround_h / n as f64 });
+        v.push(share(self.missed, self.with_deadline));
+        v.push(share(self.cloud_jobs, n as u64));
+        v.push(self.cost_cny);
+        debug_assert_eq!(v.len(), set.len());
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_follow_the_names_and_count_waits_over_each_threshold() {
+        let set = ClassMetricSet { thresholds_h: vec![1.0, 4.0] };
+        let names: Vec<String> = set.names().into_iter().map(|n| n.0).collect();
+        assert_eq!(names[6..8], ["wait_over_1h_share".to_string(), "wait_over_4h_share".to_string()]);
+        assert_eq!(set.index("variable_cost_cny"), Some(set.len() - 1));
+        let t = ClassTally {
+            waits_h: vec![0.0, 0.5, 1.0, 2.0, 5.0],
+            turnaround_h: 50.0,
+            with_deadline: 2,
+            missed: 1,
+            cloud_jobs: 1,
+            cost_cny: 10.0,
+        };
+        let v = t.values(&set);
+        assert_eq!(v[0], 5.0);
+        assert_eq!(v[1], 1.7);
+        assert_eq!(v[2], 1.0, "median");
+        // Strictly longer than 1 h: 2 and 5; than 4 h: 5.
+        assert_eq!((v[6], v[7]), (0.4, 0.2));
+        assert_eq!(&v[8..], &[10.0, 0.5, 0.2, 10.0]);
+        let empty = ClassTally::default().values(&set);
+        assert_eq!(empty[0], 0.0);
+        assert!(empty[1].is_nan() && empty[6].is_nan() && empty[9].is_nan());
+        assert_eq!(empty[11], 0.0, "no jobs, no cost");
+    }
+}
