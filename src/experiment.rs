@@ -8,6 +8,7 @@
 //! sequentially, so every number is identical for any thread count. Replications are
 //! processed in chunks, so memory does not grow with their number.
 
+pub mod risk;
 pub mod shard;
 pub mod summary;
 

@@ -83,6 +83,10 @@ pub struct RunArgs {
     /// No progress bar and no table; errors and warnings still go to stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// A requirement such as 'wait_p95_h<=2' (repeatable): report, per policy, the share
+    /// of simulated years that miss any of them, with an exact 95% CI (risk.csv).
+    #[arg(long = "target", short = 't')]
+    pub targets: Vec<String>,
     /// Run only shard INDEX/COUNT of the replications (INDEX, INDEX+COUNT, …) and write a
     /// shard folder for `burstsim merge` (Slurm job arrays: --shard $SLURM_ARRAY_TASK_ID/N).
     #[arg(long)]
@@ -151,6 +155,12 @@ pub struct SweepArgs {
     /// meets all of them is recommended.
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
+    /// Choose by risk across years instead of by the mean year: the cheapest setting whose
+    /// chance of missing the --target(s) in a given simulated year is at most this share
+    /// (e.g. 0.1), judged by the exact upper confidence bound of the share of simulated
+    /// years that missed (Bonferroni-corrected over the candidates; docs/STATISTICS.md).
+    #[arg(long)]
+    pub risk: Option<f64>,
     /// POLICY_A,POLICY_B: where along a one-parameter sweep their mean costs cross.
     #[arg(long)]
     pub break_even: Option<String>,

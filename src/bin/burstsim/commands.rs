@@ -111,6 +111,11 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     if a.replications == Some(0) {
         bail!(UsageError("--replications 0 is not allowed; run at least 1 (20 or more for useful intervals)".into()));
     }
+    let targets = a
+        .targets
+        .iter()
+        .map(|t| burstsim::target::parse_target(t).map_err(UsageError))
+        .collect::<Result<Vec<_>, _>>()?;
     let scenario = load_scenario(a.scenario.as_deref())?.with_overrides(a.seed, a.replications);
     if let Some(spec) = &a.shard {
         return run_shard(&a, &scenario, spec);
@@ -144,9 +149,22 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     let summaries = Summaries::new(&scenario, &results);
     let warns = warnings::collect(&scenario, &results, stopping);
     output::write_run(&out_dir, &scenario, &results, &summaries, stopping, &warns)?;
+    let risks = burstsim::experiment::risk::policy_risks(&scenario, &results, &targets);
+    if targets.is_empty() {
+        let _ = std::fs::remove_file(out_dir.join("risk.csv")); // an earlier run's, now stale
+    } else {
+        output::atomic_write(&out_dir.join("risk.csv"), &output::csv::risk_csv(&targets, &risks))?;
+    }
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
-        println!("\nFiles: {}/{{summary,paired,replications,timeseries,waits}}.csv and run.toml", out_dir.display());
+        if !targets.is_empty() {
+            print!("{}", table::risk_table(&targets, &risks));
+        }
+        println!(
+            "\nFiles: {}/{{summary,paired,replications,timeseries,waits{}}}.csv and run.toml",
+            out_dir.display(),
+            if targets.is_empty() { "" } else { ",risk" }
+        );
     }
     crate::plot_cmd::after(&out_dir, a.no_charts, a.quiet);
     for w in &warns {
@@ -263,6 +281,16 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     use burstsim::sweep::{self, Sweep, recommend, store};
     let targets =
         a.targets.iter().map(|t| recommend::parse_target(t).map_err(UsageError)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(r) = a.risk {
+        if !(r.is_finite() && r > 0.0 && r < 1.0) {
+            bail!(UsageError(format!(
+                "--risk {r} is not allowed; give the largest acceptable chance of a year that misses, between 0 and 1, e.g. 0.1"
+            )));
+        }
+        if targets.is_empty() {
+            bail!(UsageError("--risk needs at least one --target, e.g. --target 'wait_p95_h<=2' --risk 0.1".into()));
+        }
+    }
     let text = std::fs::read_to_string(&a.scenario)
         .map_err(|cause| ScenarioError::Read { path: a.scenario.display().to_string(), cause })?;
     let file = a.scenario.display().to_string();
@@ -325,7 +353,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             );
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         };
-        st.save(p, &sw.label(p), &Summaries::new(&scn, &results))?;
+        st.save(p, &sw.label(p), &scn, &results)?;
         pb.inc(1);
     }
     pb.finish_and_clear();
@@ -349,10 +377,22 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         raw.push(r);
     }
     output::atomic_write(&out_dir.join("sweep.csv"), &store::sweep_csv(&sw, &raw))?;
+    // Per point and policy, the simulated years that missed the targets (None: the point
+    // was written by an older burstsim without per-year values).
+    let risks: Vec<Option<Vec<burstsim::experiment::risk::PolicyRisk>>> = if targets.is_empty() {
+        vec![None; total]
+    } else {
+        (0..total).map(|p| st.load_risk(p, &targets)).collect::<Result<_, _>>()?
+    };
     let points: Vec<recommend::PointResult> = summaries
         .into_iter()
         .enumerate()
-        .map(|(i, s)| recommend::PointResult { point: i, label: sw.label(i), summaries: s })
+        .map(|(i, s)| recommend::PointResult {
+            point: i,
+            label: sw.label(i),
+            summaries: s,
+            risk: risks[i].clone().unwrap_or_default(),
+        })
         .collect();
 
     let mut report = String::new();
@@ -364,8 +404,14 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         first.replications
     ));
     report.push_str(&format!(
-        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}\n",
-        "point", "policy", "total cost (CNY)", "mean wait (h)", "p95 wait (h)", "cloud (%)"
+        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{}\n",
+        "point",
+        "policy",
+        "total cost (CNY)",
+        "mean wait (h)",
+        "p95 wait (h)",
+        "cloud (%)",
+        if targets.is_empty() { String::new() } else { format!(" {:>16}", "years missing") }
     ));
     // A policy the sweep does not touch has the same results at every point: show it once.
     let constant = |name: &str| {
@@ -384,8 +430,17 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
                 }
             })
         };
+        let missing = if targets.is_empty() {
+            String::new()
+        } else {
+            let c = pr.risk.iter().find(|r| r.policy == name).map(|r| r.count);
+            format!(
+                " {:>16}",
+                c.map_or("–".to_string(), |c| format!("{}/{} ({:.0}%)", c.missed, c.years, c.share() * 100.0))
+            )
+        };
         format!(
-            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}\n",
+            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{missing}\n",
             label,
             name,
             f(Metric::TotalCost, 1.0, 0),
@@ -405,11 +460,30 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     if targets.is_empty() {
         // An earlier sweep's recommendation in this folder would be stale now.
         let _ = std::fs::remove_file(out_dir.join("recommendation.txt"));
+        let _ = std::fs::remove_file(out_dir.join("risk.csv"));
     } else {
-        let rec = recommend::recommend(&points, &targets);
-        let text = recommend::render(&rec, 12);
-        let full = recommend::render(&rec, usize::MAX);
+        let mean = recommend::recommend(&points, &targets, recommend::Rule::MeanYear);
+        let (text, full) = match a.risk {
+            None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
+            Some(max_miss) => {
+                let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
+                let compare = format!("\n{}", recommend::render_comparison(&mean));
+                (
+                    recommend::render(&risk, 12) + &compare,
+                    recommend::render(&risk, usize::MAX) + &compare + "\n" + &recommend::render(&mean, usize::MAX),
+                )
+            }
+        };
         output::atomic_write(&out_dir.join("recommendation.txt"), full.as_bytes())?;
+        if risks.iter().all(Option::is_some) {
+            let all: Vec<_> = risks.iter().map(|r| r.clone().unwrap_or_default()).collect();
+            output::atomic_write(
+                &out_dir.join("risk.csv"),
+                &store::risk_csv(&sw, &targets, &all, mean.confidence_each),
+            )?;
+        } else {
+            let _ = std::fs::remove_file(out_dir.join("risk.csv"));
+        }
         report.push('\n');
         report.push_str(&text);
     }
@@ -452,7 +526,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         println!(
             "\nFiles: {}/sweep.csv, points/*/{{summary,paired}}.csv{}",
             out_dir.display(),
-            if targets.is_empty() { "" } else { ", recommendation.txt" }
+            if targets.is_empty() { "" } else { ", recommendation.txt, risk.csv" }
         );
     }
     crate::plot_cmd::after_sweep(&out_dir, &sw.base, a.no_charts, a.quiet);
