@@ -76,10 +76,13 @@ pub struct RunArgs {
     /// Output folder (default: output/<scenario name>/).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
-    /// Add replications until every headline 95% CI is within this fraction of its
-    /// mean (e.g. 0.02), up to simulation.max_replications.
-    #[arg(long)]
-    pub ci_target: Option<f64>,
+    /// Sequential stopping: add replications (at least 20, in growing batches) until each
+    /// watched 95% CI is this narrow, for every policy, up to simulation.max_replications.
+    /// A bare 0.05 or 5% means ±5% of the mean on total_cost_cny and wait_mean_h;
+    /// METRIC=2% is relative, METRIC=0.1 absolute in the metric's unit (e.g.
+    /// wait_mean_h=0.1 for ±0.1 h). Repeatable (docs/STATISTICS.md).
+    #[arg(long, value_name = "[METRIC=]WIDTH")]
+    pub ci_target: Vec<String>,
     /// No progress bar and no table; errors and warnings still go to stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -1,7 +1,7 @@
 //! One function per subcommand: arguments → library calls → output.
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -95,6 +95,23 @@ fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
     pb
 }
 
+/// Progress under sequential stopping: the total is unknown, so show replications done
+/// against the most allowed, without a bar that would suggest a plan or an ETA.
+fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
+    let pb = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(max), ProgressDrawTarget::stderr())
+    };
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} replications: {pos} done (sequential: stops when the CIs meet --ci-target; at most {len}), {elapsed}",
+        )
+        .expect("valid template"),
+    );
+    pb
+}
+
 fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
     Ok(match path {
         Some(p) => Scenario::load(p)?,
@@ -103,11 +120,11 @@ fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
 }
 
 fn run(a: RunArgs) -> Result<ExitCode> {
-    if let Some(t) = a.ci_target
-        && !(t.is_finite() && t > 0.0 && t < 1.0)
-    {
-        bail!(UsageError(format!("--ci-target {t} is not allowed; give a fraction between 0 and 1, e.g. 0.02")));
-    }
+    let cli_rule = if a.ci_target.is_empty() {
+        None
+    } else {
+        Some(experiment::sequential::parse_ci_targets(&a.ci_target).map_err(UsageError)?)
+    };
     if a.replications == Some(0) {
         bail!(UsageError("--replications 0 is not allowed; run at least 1 (20 or more for useful intervals)".into()));
     }
@@ -121,20 +138,16 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         return run_shard(&a, &scenario, spec);
     }
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
-    let ci_target = a.ci_target.or(scenario.ci_target);
+    let rule = cli_rule.or_else(|| scenario.ci_target.map(experiment::Sequential::relative_default));
     let pool = pool(a.threads)?;
 
-    let pb = progress_bar(u64::from(scenario.replications), a.quiet, "replications");
-    let done = AtomicU64::new(0);
-    let tick = || {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if pb.length().is_some_and(|l| n > l) {
-            pb.set_length(n);
-        }
-        pb.inc(1);
+    let pb = match &rule {
+        None => progress_bar(u64::from(scenario.replications), a.quiet, "replications"),
+        Some(_) => sequential_progress(u64::from(scenario.max_replications), a.quiet),
     };
     let started = Instant::now();
-    let (results, stopping) = pool.install(|| experiment::run_until(&scenario, ci_target, &tick, &interrupted));
+    let (results, stopping) =
+        pool.install(|| experiment::run_until(&scenario, rule.as_ref(), &|| pb.inc(1), &interrupted));
     pb.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     let cut_short = matches!(stopping, experiment::Stopping::Interrupted { .. });
@@ -147,8 +160,8 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     }
 
     let summaries = Summaries::new(&scenario, &results);
-    let warns = warnings::collect(&scenario, &results, stopping);
-    output::write_run(&out_dir, &scenario, &results, &summaries, stopping, &warns)?;
+    let warns = warnings::collect(&scenario, &results, &stopping);
+    output::write_run(&out_dir, &scenario, &results, &summaries, &stopping, &warns)?;
     let risks = burstsim::experiment::risk::policy_risks(&scenario, &results, &targets);
     if targets.is_empty() {
         let _ = std::fs::remove_file(out_dir.join("risk.csv")); // an earlier run's, now stale
@@ -179,11 +192,13 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         n as f64 / elapsed.max(1e-9),
         pool.current_num_threads()
     );
-    if cut_short {
-        eprintln!(
-            "burstsim: interrupted: wrote the {n} finished replications to {}; run the same command again for all of them",
-            out_dir.display()
-        );
+    if let experiment::Stopping::Interrupted { sequential, .. } = stopping {
+        let again = if sequential {
+            "run the same command again to let sequential stopping finish"
+        } else {
+            "run the same command again for all of them"
+        };
+        eprintln!("burstsim: interrupted: wrote the {n} finished replications to {}; {again}", out_dir.display());
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
@@ -544,7 +559,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
 fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     use burstsim::experiment::{Results, shard};
     let (index, count) = shard::parse_spec(spec)?;
-    if a.ci_target.is_some() || scenario.ci_target.is_some() {
+    if !a.ci_target.is_empty() || scenario.ci_target.is_some() {
         bail!(UsageError(
             "sequential stopping (ci_target) cannot be split into shards; give a fixed number of replications".into()
         ));
@@ -601,8 +616,8 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     let (scenario, results) = shard::merge(shards)?;
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
     let summaries = Summaries::new(&scenario, &results);
-    let warns = warnings::collect(&scenario, &results, Stopping::Fixed);
-    output::write_run(&out_dir, &scenario, &results, &summaries, Stopping::Fixed, &warns)?;
+    let warns = warnings::collect(&scenario, &results, &Stopping::Fixed);
+    output::write_run(&out_dir, &scenario, &results, &summaries, &Stopping::Fixed, &warns)?;
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
     }
