@@ -324,6 +324,7 @@ fn the_risk_rule_says_when_there_are_too_few_years_and_writes_risk_csv() {
     // Two years per point cannot bound any chance of a miss below 10%: say how many are needed.
     assert!(rec.contains("too few replications for any candidate to qualify"), "{rec}");
     assert!(rec.contains("a statement about the mean year"), "the mean-year rule is shown too: {rec}");
+    assert_eq!(burstsim::plot::data::parse_recommendation(&rec), None, "charts must not mark the mean-year choice");
     let risk = std::fs::read_to_string(dir.path().join("o/risk.csv")).unwrap();
     let header = risk.lines().next().unwrap();
     assert!(

@@ -482,11 +482,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
             Some(max_miss) => {
                 let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
+                // Only the risk rule's choice reads "choose policy …": charts mark that one.
                 let compare = format!("\n{}", recommend::render_comparison(&mean));
-                (
-                    recommend::render(&risk, 12) + &compare,
-                    recommend::render(&risk, usize::MAX) + &compare + "\n" + &recommend::render(&mean, usize::MAX),
-                )
+                (recommend::render(&risk, 12) + &compare, recommend::render(&risk, usize::MAX) + &compare)
             }
         };
         output::atomic_write(&out_dir.join("recommendation.txt"), full.as_bytes())?;
