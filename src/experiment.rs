@@ -8,6 +8,8 @@
 //! sequentially, so every number is identical for any thread count. Replications are
 //! processed in chunks, so memory does not grow with their number.
 
+pub mod risk;
+pub mod sequential;
 pub mod shard;
 pub mod summary;
 
@@ -17,9 +19,9 @@ use crate::engine::simulate_metrics;
 use crate::metrics::{Daily, Metric, RunMetrics};
 
 use crate::scenario::Scenario;
-use crate::stats::summarize;
 use crate::workload::JobStream;
 
+pub use sequential::Sequential;
 pub use summary::{ClassRow, PairedRow, Summaries, SummaryRow};
 
 /// Replications folded per parallel chunk (bounds memory; does not affect results).
@@ -118,28 +120,33 @@ pub struct Results {
 }
 
 /// Why the replications stopped.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Stopping {
     /// The fixed number of replications ran.
     Fixed,
-    /// Every headline CI reached the target relative half-width.
+    /// Sequential stopping: every watched CI reached its target.
     TargetReached {
-        /// The target.
-        target: f64,
+        /// The rule.
+        rule: Sequential,
+        /// Watched metrics undefined in every year of a policy (skipped).
+        undefined: Vec<String>,
     },
-    /// The maximum number of replications ran before the target was reached.
+    /// Sequential stopping: the maximum number of replications ran before the targets
+    /// were reached.
     MaximumReached {
-        /// The target.
-        target: f64,
-        /// The worst relative half-width left.
-        worst: f64,
+        /// The rule.
+        rule: Sequential,
+        /// The watched CI furthest from its target.
+        worst: sequential::Shortfall,
     },
     /// Interrupted (Ctrl-C, SIGTERM): only the replications that finished are kept.
     Interrupted {
         /// Replications finished.
         done: usize,
-        /// Replications planned.
+        /// Replications planned: the fixed count, or under sequential stopping the maximum.
         planned: usize,
+        /// Under sequential stopping the total was not known in advance.
+        sequential: bool,
     },
 }
 
@@ -183,22 +190,6 @@ impl Results {
     /// the scenario's class metric set), in replication order.
     pub fn class_column(&self, policy: usize, class: usize, metric: usize) -> Vec<f64> {
         self.policies[policy].class_values.iter().map(|v| v[class][metric]).collect()
-    }
-
-    /// The worst relative CI half-width over headline metrics and policies (metrics that
-    /// are undefined everywhere, or constant, do not count).
-    pub fn worst_relative_half_width(&self) -> f64 {
-        let mut worst: f64 = 0.0;
-        for p in 0..self.policies.len() {
-            for m in Metric::HEADLINE {
-                let s = summarize(&self.column(p, m));
-                if s.n >= 2 && s.half_width.is_finite() {
-                    let rel = s.relative_half_width();
-                    worst = worst.max(if rel.is_finite() { rel } else { f64::INFINITY });
-                }
-            }
-        }
-        worst
     }
 }
 
@@ -249,43 +240,53 @@ pub fn run_into_until(
     true
 }
 
-/// Runs a scenario: its fixed number of replications, or with `ci_target` in batches until
-/// every headline metric's 95% CI half-width is within the target fraction of its mean
-/// (or `max_replications` ran).
-pub fn run(scenario: &Scenario, ci_target: Option<f64>, progress: &(dyn Fn() + Sync)) -> (Results, Stopping) {
-    run_until(scenario, ci_target, progress, &|| false)
+/// Runs a scenario: its fixed number of replications, or under a [`Sequential`] rule in
+/// growing batches until every watched CI is narrow enough (or `max_replications` ran);
+/// see [`sequential`] for the rule and its measured coverage.
+pub fn run(scenario: &Scenario, rule: Option<&Sequential>, progress: &(dyn Fn() + Sync)) -> (Results, Stopping) {
+    run_until(scenario, rule, progress, &|| false)
 }
 
 /// As [`run`], stopping early (with [`Stopping::Interrupted`]) when `stop()` turns true.
 pub fn run_until(
     scenario: &Scenario,
-    ci_target: Option<f64>,
+    rule: Option<&Sequential>,
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> (Results, Stopping) {
     let mut results = Results::new(scenario);
-    let first: Vec<u64> = (0..u64::from(scenario.replications)).collect();
+    let max = scenario.max_replications as usize;
+    let first = match rule {
+        None => scenario.replications as usize,
+        Some(_) => (scenario.replications as usize).max(sequential::MIN_REPLICATIONS).min(max.max(1)),
+    };
     let interrupted = |r: Results| {
         let done = r.replications.len();
-        (r, Stopping::Interrupted { done, planned: scenario.replications as usize })
+        let (planned, sequential) = match rule {
+            None => (scenario.replications as usize, false),
+            Some(_) => (max, true),
+        };
+        (r, Stopping::Interrupted { done, planned, sequential })
     };
+    let first: Vec<u64> = (0..first as u64).collect();
     if !run_into_until(scenario, &first, &mut results, progress, stop) {
         return interrupted(results);
     }
-    let Some(target) = ci_target else { return (results, Stopping::Fixed) };
-    let max = u64::from(scenario.max_replications);
+    let Some(rule) = rule else { return (results, Stopping::Fixed) };
     loop {
-        let worst = results.worst_relative_half_width();
-        if worst <= target {
-            return (results, Stopping::TargetReached { target });
+        let check = rule.check(scenario, &results);
+        if check.met {
+            return (results, Stopping::TargetReached { rule: rule.clone(), undefined: check.undefined });
         }
-        let have = results.replications.len() as u64;
+        let have = results.replications.len();
         if have >= max {
-            return (results, Stopping::MaximumReached { target, worst });
+            let worst = check.worst.expect("a check that is not met names its worst CI");
+            return (results, Stopping::MaximumReached { rule: rule.clone(), worst });
         }
-        // Next batch: half again as many (at least 2, at most the remaining budget).
+        // Next batch: half again as many (at least 2, at most the remaining budget), so
+        // the rule looks only about 2.5·ln(n/20) + 1 times by n replications.
         let batch = (have / 2).max(2).min(max - have);
-        let next: Vec<u64> = (have..have + batch).collect();
+        let next: Vec<u64> = (have as u64..(have + batch) as u64).collect();
         if !run_into_until(scenario, &next, &mut results, progress, stop) {
             return interrupted(results);
         }

@@ -48,6 +48,7 @@ pub mod rng;
 pub mod scenario;
 pub mod stats;
 pub mod sweep;
+pub mod target;
 pub mod trace;
 pub mod units;
 pub mod validation;

@@ -43,7 +43,7 @@ pub fn write_run(
     scenario: &Scenario,
     results: &Results,
     summaries: &Summaries,
-    stopping: Stopping,
+    stopping: &Stopping,
     warnings: &[warnings::Warning],
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)
@@ -63,7 +63,7 @@ pub fn write_run(
 pub fn run_manifest(
     scenario: &Scenario,
     results: &Results,
-    stopping: Stopping,
+    stopping: &Stopping,
     warnings: &[warnings::Warning],
 ) -> String {
     let mut raw = scenario.raw.clone();
@@ -74,13 +74,25 @@ pub fn run_manifest(
     out.push_str(&format!("# seed: {}; replications: {}\n", scenario.seed, results.replications.len()));
     let stop = match stopping {
         Stopping::Fixed => "fixed number of replications".to_string(),
-        Stopping::TargetReached { target } => format!("every headline CI within ±{:.1}% of its mean", target * 100.0),
-        Stopping::MaximumReached { target, worst } => {
-            format!("maximum reached before ±{:.1}% (worst ±{:.1}%)", target * 100.0, worst * 100.0)
+        Stopping::TargetReached { rule, undefined } => {
+            let skipped = if undefined.is_empty() {
+                String::new()
+            } else {
+                format!(" (undefined in every year, so not watched: {})", undefined.join(", "))
+            };
+            format!("sequential: every watched 95% CI within its target ({rule}){skipped}")
         }
-        Stopping::Interrupted { done, planned } => {
+        Stopping::MaximumReached { rule, worst } => {
+            format!(
+                "sequential: simulation.max_replications reached before every CI met its target ({rule}); furthest: {worst}"
+            )
+        }
+        Stopping::Interrupted { done, planned, sequential: false } => {
             format!("interrupted after {done} of {planned} replications; the results cover those only")
         }
+        Stopping::Interrupted { done, planned, sequential: true } => format!(
+            "interrupted after {done} replications, before sequential stopping ended (at most {planned}); the results cover those only"
+        ),
     };
     out.push_str(&format!("# stopping: {stop}\n"));
     for w in warnings {

@@ -5,6 +5,7 @@
 //! depend on the number of threads. Missing values (NaN, e.g. a deadline-miss rate in a
 //! replication without deadlines) are left out and the count says how many were used.
 
+pub mod binomial;
 pub mod queueing;
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -35,14 +36,27 @@ impl Summary {
     pub fn relative_half_width(&self) -> f64 {
         if self.half_width == 0.0 { 0.0 } else { self.half_width / self.mean.abs() }
     }
+    /// Half-width of the two-sided Student-t interval of confidence `confidence` (0.95
+    /// gives [`Summary::half_width`]); NaN when `n < 2`.
+    pub fn half_width_at(&self, confidence: f64) -> f64 {
+        if self.n < 2 {
+            return f64::NAN;
+        }
+        t_quantile(0.5 + confidence / 2.0, self.n - 1) * self.std_dev / (self.n as f64).sqrt()
+    }
 }
 
 /// The 0.975 quantile of Student's t with `df` degrees of freedom.
 pub fn t_975(df: usize) -> f64 {
+    t_quantile(0.975, df)
+}
+
+/// The `p`-quantile of Student's t with `df` degrees of freedom (NaN for `df == 0`).
+pub fn t_quantile(p: f64, df: usize) -> f64 {
     if df == 0 {
         return f64::NAN;
     }
-    StudentsT::new(0.0, 1.0, df as f64).expect("df > 0").inverse_cdf(0.975)
+    StudentsT::new(0.0, 1.0, df as f64).expect("df > 0").inverse_cdf(p)
 }
 
 /// Summarises the finite values of `values` (sequentially, in the given order).
@@ -87,6 +101,8 @@ mod tests {
         assert!((t_975(9) - 2.262157).abs() < 1e-5);
         assert!((t_975(1) - 12.7062).abs() < 1e-3);
         assert!((t_975(1000) - 1.9623).abs() < 1e-3);
+        // Two-sided 99% with df = 9 (tables: 3.2498).
+        assert!((t_quantile(0.995, 9) - 3.249836).abs() < 1e-5);
     }
 
     #[test]
@@ -98,6 +114,8 @@ mod tests {
         assert!((s.half_width - 3.182446 * 1.2909944 / 2.0).abs() < 1e-5);
         assert!(summarize(&[]).mean.is_nan());
         assert!(summarize(&[5.0]).half_width.is_nan());
+        assert!((s.half_width_at(0.95) - s.half_width).abs() < 1e-12);
+        assert!((s.half_width_at(0.99) - 5.840909 * 1.2909944 / 2.0).abs() < 1e-5);
     }
 
     #[test]

@@ -258,3 +258,37 @@ fn bad_inputs_through_the_binary_exit_2_with_the_file_and_never_panic() {
         assert!(!dir.path().join("o").exists(), "case {i}: nothing written for a refused scenario");
     }
 }
+
+#[test]
+fn run_with_a_target_counts_the_years_that_miss_it_in_risk_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = burstsim()
+        .args(["run", "tests/fixtures/tiny.toml", "-n", "6", "--no-charts", "--target", "wait_p95_h<=2", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Years that miss wait_p95_h ≤ 2"));
+    // Recount from replications.csv: a year misses when its p95 wait is above 2 h (or undefined).
+    let mut reps = csv::Reader::from_path(dir.path().join("replications.csv")).unwrap();
+    let col = reps.headers().unwrap().iter().position(|h| h == "wait_p95_h").unwrap();
+    let mut expected: Vec<(String, usize)> = Vec::new();
+    for r in reps.records().map(Result::unwrap) {
+        let miss = r[col].parse::<f64>().map_or(true, |v| v > 2.0);
+        match expected.iter_mut().find(|e| e.0 == r[0]) {
+            Some(e) => e.1 += usize::from(miss),
+            None => expected.push((r[0].to_string(), usize::from(miss))),
+        }
+    }
+    let mut risk = csv::Reader::from_path(dir.path().join("risk.csv")).unwrap();
+    let got: Vec<(String, usize)> =
+        risk.records().map(Result::unwrap).map(|r| (r[0].to_string(), r[3].parse().unwrap())).collect();
+    assert_eq!(got, expected);
+    assert!(
+        expected.iter().any(|e| e.1 > 0) && expected.iter().any(|e| e.1 < 6),
+        "the fixture has both kinds: {expected:?}"
+    );
+    // Without a target a later run removes the stale risk.csv.
+    assert!(run_to(dir.path(), "2").status.success());
+    assert!(!dir.path().join("risk.csv").exists());
+}

@@ -72,3 +72,30 @@ fn sigterm_during_a_sweep_keeps_finished_points_and_resume_completes_it() {
     assert!(resumed.success());
     assert_eq!(std::fs::read(part.join("sweep.csv")).unwrap(), std::fs::read(whole.join("sweep.csv")).unwrap());
 }
+
+#[test]
+fn ctrl_c_under_sequential_stopping_reports_done_without_a_planned_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    // A target this tight is never met: the run would go on to max_replications.
+    let child = burstsim()
+        .args(["run", "tests/fixtures/tiny.toml", "--ci-target", "0.0001", "--threads", "1", "--no-charts", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    signal(&child, "-INT");
+    let res = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert_eq!(res.status.code(), Some(130), "{err}");
+    if !out.join("run.toml").exists() {
+        assert!(err.contains("no files written"), "a very slow machine: nothing finished yet: {err}");
+        return;
+    }
+    let manifest = std::fs::read_to_string(out.join("run.toml")).unwrap();
+    assert!(manifest.contains("before sequential stopping ended"), "{manifest}");
+    assert!(err.contains("interrupted after") && err.contains("let sequential stopping finish"), "{err}");
+    assert!(!err.contains(" of 3 replications"), "the scenario's 3 is not the plan: {err}");
+}

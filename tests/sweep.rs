@@ -174,16 +174,36 @@ fn the_recommendation_respects_the_ci_bound_and_is_the_cheapest_that_does() {
         .unwrap();
     assert!(out.status.success());
     let rec = std::fs::read_to_string(dir.path().join("recommendation.txt")).unwrap();
-    // Recompute from sweep.csv: feasible = ci95_high <= target; cheapest by mean cost.
+    // Recompute from sweep.csv: feasible = the CI bound at the Bonferroni-corrected level
+    // 1 − 0.05/K is within the target; cheapest by mean cost. K counts distinct
+    // candidates: a policy with the same results at every point is one.
     let csv = std::fs::read_to_string(dir.path().join("sweep.csv")).unwrap();
     let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect();
     let get = |point: &str, policy: &str, metric: &str| {
         rows.iter().find(|r| r[0] == point && r[2] == policy && r[3] == metric).cloned().unwrap()
     };
+    let mut distinct: Vec<String> = rows
+        .iter()
+        .filter(|r| r[3] == "total_cost_cny")
+        .map(|c| {
+            let all: Vec<String> =
+                rows.iter().filter(|r| r[0] == c[0] && r[2] == c[2]).map(|r| r[2..].join(",")).collect();
+            all.join(";")
+        })
+        .collect();
+    distinct.sort();
+    distinct.dedup();
+    let k = distinct.len();
+    assert!(rec.contains(&format!("among {k} candidates")), "K = {k}: {rec}");
+    let widen = |n: usize| {
+        burstsim::stats::t_quantile(1.0 - 0.025 / k as f64, n - 1) / burstsim::stats::t_quantile(0.975, n - 1)
+    };
     let mut best: Option<(f64, String, String)> = None;
     let mut mean_only = 0;
     for r in rows.iter().filter(|r| r[3] == "wait_mean_h") {
-        let (mean, high): (f64, f64) = (r[5].parse().unwrap(), r[7].parse().unwrap_or(f64::INFINITY));
+        let (mean, high95, n): (f64, f64, usize) =
+            (r[5].parse().unwrap(), r[7].parse().unwrap_or(f64::INFINITY), r[8].parse().unwrap());
+        let high = mean + (high95 - mean) * widen(n);
         let cost: f64 = get(&r[0], &r[2], "total_cost_cny")[5].parse().unwrap();
         if mean <= target && high > target {
             mean_only += 1;
@@ -293,4 +313,28 @@ fn a_sweep_split_over_a_slurm_array_assembles_the_same_bytes() {
         }
     }
     assert_eq!(std::fs::read(out.join("sweep.csv")).unwrap(), std::fs::read(whole.join("sweep.csv")).unwrap());
+}
+
+#[test]
+fn the_risk_rule_says_when_there_are_too_few_years_and_writes_risk_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(&dir.path().join("o"), &["--target", "wait_p95_h<=2", "--risk", "0.1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rec = std::fs::read_to_string(dir.path().join("o/recommendation.txt")).unwrap();
+    // Two years per point cannot bound any chance of a miss below 10%: say how many are needed.
+    assert!(rec.contains("too few replications for any candidate to qualify"), "{rec}");
+    assert!(rec.contains("a statement about the mean year"), "the mean-year rule is shown too: {rec}");
+    assert_eq!(burstsim::plot::data::parse_recommendation(&rec), None, "charts must not mark the mean-year choice");
+    let risk = std::fs::read_to_string(dir.path().join("o/risk.csv")).unwrap();
+    let header = risk.lines().next().unwrap();
+    assert!(
+        header.starts_with("point,policies.overflow-2h.threshold_hours,policy,targets,years,missed_years"),
+        "{header}"
+    );
+    assert_eq!(risk.lines().count() - 1, 6 * 9, "one row per point and policy");
+    // --risk without a target, or outside (0, 1), is bad usage.
+    for extra in [&["--risk", "0.1"][..], &["--target", "wait_p95_h<=2", "--risk", "1.5"]] {
+        let out = sweep(&dir.path().join("bad"), extra);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+    }
 }

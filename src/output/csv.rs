@@ -3,9 +3,11 @@
 
 use super::num;
 use crate::date::Date;
+use crate::experiment::risk::PolicyRisk;
 use crate::experiment::{DailySums, Results, Summaries, wait_bin_edges};
 use crate::metrics::Metric;
 use crate::scenario::Scenario;
+use crate::target::Target;
 
 /// A CSV file built in memory: `\n` line ends, quoting as needed. Writing to memory
 /// cannot fail, so rows are added without a `Result`.
@@ -146,6 +148,43 @@ pub fn replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
             row.push(pr.unstable[i].to_string());
             w.row(&row);
         }
+    }
+    w.finish()
+}
+
+/// The columns of `risk.csv` after the point columns of a sweep: the targets (as text),
+/// the years simulated, how many missed (a year with a target metric undefined counts as
+/// missed, and is also counted in `undefined_years`), their share and its exact
+/// (Clopper–Pearson) 95% interval.
+pub const RISK_COLUMNS: [&str; 8] =
+    ["policy", "targets", "years", "missed_years", "undefined_years", "miss_share", "ci95_low", "ci95_high"];
+
+/// One policy's `risk.csv` fields, in the order of [`RISK_COLUMNS`].
+pub fn risk_fields(targets: &[Target], r: &PolicyRisk) -> Vec<String> {
+    let (lo, hi) = r.count.ci95();
+    let targets: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+    vec![
+        r.policy.clone(),
+        targets.join(" and "),
+        r.count.years.to_string(),
+        r.count.missed.to_string(),
+        r.count.undefined.to_string(),
+        num(r.count.share()),
+        num(lo),
+        num(hi),
+    ]
+}
+
+/// `risk.csv` of a run: per policy, the years that missed the targets, with the exact
+/// 95% interval and the one-sided 95% upper bound of the chance that a year misses.
+pub fn risk_csv(targets: &[Target], risks: &[PolicyRisk]) -> Vec<u8> {
+    let mut header: Vec<&str> = RISK_COLUMNS.to_vec();
+    header.push("upper95");
+    let mut w = CsvBytes::new(&header);
+    for r in risks {
+        let mut row = risk_fields(targets, r);
+        row.push(num(r.count.upper(0.95)));
+        w.row(&row);
     }
     w.finish()
 }

@@ -2,9 +2,11 @@
 //! the paired differences against the baseline in words.
 
 use crate::experiment::Summaries;
+use crate::experiment::risk::PolicyRisk;
 use crate::metrics::Metric;
 use crate::scenario::Scenario;
 use crate::stats::Summary;
+use crate::target::Target;
 
 /// Groups thousands: 1234567 → "1,234,567".
 fn thousands(v: f64) -> String {
@@ -163,6 +165,36 @@ fn layout(header: &[String], rows: &[Vec<String>]) -> String {
     out.push_str(&line(&widths.iter().map(|&w| "─".repeat(w)).collect::<Vec<_>>()));
     for r in rows {
         out.push_str(&line(r));
+    }
+    out
+}
+
+/// The years each policy missed the targets: `risk` block of the terminal output.
+pub fn risk_table(targets: &[Target], risks: &[PolicyRisk]) -> String {
+    let names: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+    let years = risks.first().map_or(0, |r| r.count.years);
+    let mut out = format!(
+        "\nYears that miss {} (each replication is one simulated year; exact 95% CI of the chance of a miss):\n",
+        names.join(" or ")
+    );
+    let pct = |v: f64| format!("{:.1}%", v * 100.0);
+    let width = risks.iter().map(|r| r.policy.chars().count()).max().unwrap_or(0).max(6);
+    for r in risks {
+        let (lo, hi) = r.count.ci95();
+        let undefined = if r.count.undefined > 0 {
+            format!(" ({} with a target metric undefined)", r.count.undefined)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "  {:<width$}  {:>4} of {years} years  {:>6}  [{} – {}]; at most {} at 95% confidence{undefined}\n",
+            r.policy,
+            r.count.missed,
+            pct(r.count.share()),
+            pct(lo),
+            pct(hi),
+            pct(r.count.upper(0.95)),
+        ));
     }
     out
 }

@@ -24,10 +24,8 @@ pub enum Warning {
     },
     /// Sequential stopping hit the maximum before the target.
     TargetNotReached {
-        /// Target relative half-width.
-        target: f64,
-        /// Worst relative half-width reached.
-        worst: f64,
+        /// The watched CI furthest from its target, in words.
+        worst: String,
         /// Replications run.
         replications: usize,
     },
@@ -35,8 +33,10 @@ pub enum Warning {
     Interrupted {
         /// Replications finished.
         done: usize,
-        /// Replications planned.
+        /// Replications planned (under sequential stopping: the most allowed).
         planned: usize,
+        /// Sequential stopping: the total was not known in advance.
+        sequential: bool,
     },
     /// No group job was measured in any replication (e.g. a fitted background-only scenario).
     NoGroupJobs,
@@ -79,15 +79,18 @@ impl fmt::Display for Warning {
                  at ≥ 1 or with a backlog still growing at the horizon the queue has no steady state, so its averages depend on the horizon); \
                  lower the background load or season multipliers, add GPUs, or read the waits as 'unbounded'"
             ),
-            Warning::TargetNotReached { target, worst, replications } => write!(
+            Warning::TargetNotReached { worst, replications } => write!(
                 f,
-                "stopped at the maximum of {replications} replications before every headline CI reached ±{:.1}% (worst ±{:.1}%); raise simulation.max_replications",
-                target * 100.0,
-                worst * 100.0
+                "stopped at the maximum of {replications} replications before every watched CI met its --ci-target: {worst}; raise simulation.max_replications or widen the target"
             ),
-            Warning::Interrupted { done, planned } => write!(
+            Warning::Interrupted { done, planned, sequential: false } => write!(
                 f,
                 "interrupted: only {done} of {planned} replications finished; the files cover those ({done} independent replications are still valid, with wider intervals); run again for all"
+            ),
+            Warning::Interrupted { done, planned, sequential: true } => write!(
+                f,
+                "interrupted after {done} replications, before sequential stopping reached its CI targets (it would have stopped by itself, at {planned} at most); \
+                 the files cover those {done} (still valid, with wider intervals); run again to finish"
             ),
             Warning::NoGroupJobs => write!(
                 f,
@@ -120,7 +123,7 @@ impl fmt::Display for Warning {
 pub fn collect(
     scenario: &crate::scenario::Scenario,
     results: &crate::experiment::Results,
-    stopping: crate::experiment::Stopping,
+    stopping: &crate::experiment::Stopping,
 ) -> Vec<Warning> {
     use crate::metrics::Metric;
     let mut out = Vec::new();
@@ -129,10 +132,12 @@ pub fn collect(
         out.push(Warning::FewReplications { replications: n });
     }
     match stopping {
-        crate::experiment::Stopping::MaximumReached { target, worst } => {
-            out.push(Warning::TargetNotReached { target, worst, replications: n })
+        crate::experiment::Stopping::MaximumReached { worst, .. } => {
+            out.push(Warning::TargetNotReached { worst: worst.to_string(), replications: n })
         }
-        crate::experiment::Stopping::Interrupted { done, planned } => out.push(Warning::Interrupted { done, planned }),
+        &crate::experiment::Stopping::Interrupted { done, planned, sequential } => {
+            out.push(Warning::Interrupted { done, planned, sequential })
+        }
         _ => {}
     }
     let no_group_jobs =
@@ -181,4 +186,19 @@ pub fn trace_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
         })
         .into_iter()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interrupted_sequential_run_does_not_claim_a_planned_total() {
+        let fixed = Warning::Interrupted { done: 7, planned: 20, sequential: false }.to_string();
+        assert!(fixed.contains("only 7 of 20 replications finished"), "{fixed}");
+        // Under sequential stopping 32 done may exceed the scenario's 10: no "32 of 10".
+        let seq = Warning::Interrupted { done: 32, planned: 1000, sequential: true }.to_string();
+        assert!(seq.contains("interrupted after 32 replications") && !seq.contains("of 10 "), "{seq}");
+        assert!(seq.contains("at 1000 at most"), "{seq}");
+    }
 }

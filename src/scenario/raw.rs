@@ -60,8 +60,8 @@ pub struct RawSimulation {
     /// Master seed; every random stream derives from it.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Sequential stopping: add replications until every headline CI half-width is within
-    /// this fraction of its mean.
+    /// Sequential stopping: add replications until the CI half-widths of `total_cost_cny`
+    /// and `wait_mean_h` are within this fraction of their means (`--ci-target 0.05`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_target: Option<f64>,
     /// Upper bound on replications under sequential stopping.

@@ -5,17 +5,21 @@
 //!
 //! ```text
 //! OUT/sweep.toml            the sweep: scenario hash, parameters, points (written first)
-//! OUT/points/0003/          one finished point: summary.csv, paired.csv, point.toml (last)
+//! OUT/points/0003/          one finished point: summary.csv, paired.csv, replications.csv
+//!                           (per-year values, for the risk rule), point.toml (last)
 //! OUT/sweep.csv             all points (written atomically at the end)
 //! ```
 
 use std::path::{Path, PathBuf};
 
 use super::Sweep;
-use crate::experiment::{ClassRow, PairedRow, Summaries, SummaryRow};
+use crate::experiment::risk::{MissCount, PolicyRisk};
+use crate::experiment::{ClassRow, PairedRow, Results, Summaries, SummaryRow};
 use crate::metrics::Metric;
 use crate::output::{atomic_write, csv as out_csv};
+use crate::scenario::Scenario;
 use crate::stats::Summary;
+use crate::target::Target;
 
 /// Why the output folder cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -105,16 +109,19 @@ impl Store {
         std::fs::read_to_string(self.point_dir(point).join("point.toml")).is_ok_and(|t| t.contains(&self.hash))
     }
 
-    /// Saves a finished point.
+    /// Saves a finished point: its summaries, and its per-year values (the risk rule
+    /// counts the years that miss whatever targets are given later, even on `--resume`).
     ///
     /// # Errors
     /// I/O errors.
-    pub fn save(&self, point: usize, label: &str, summaries: &Summaries) -> Result<(), StoreError> {
+    pub fn save(&self, point: usize, label: &str, scenario: &Scenario, results: &Results) -> Result<(), StoreError> {
         let d = self.point_dir(point);
         std::fs::create_dir_all(&d)?;
-        atomic_write(&d.join("summary.csv"), &out_csv::summary_csv(summaries))?;
-        atomic_write(&d.join("paired.csv"), &out_csv::paired_csv(summaries))?;
-        atomic_write(&d.join("classes.csv"), &out_csv::classes_csv(summaries))?;
+        let summaries = Summaries::new(scenario, results);
+        atomic_write(&d.join("summary.csv"), &out_csv::summary_csv(&summaries))?;
+        atomic_write(&d.join("paired.csv"), &out_csv::paired_csv(&summaries))?;
+        atomic_write(&d.join("replications.csv"), &out_csv::replications_csv(scenario, results))?;
+        atomic_write(&d.join("classes.csv"), &out_csv::classes_csv(&summaries))?;
         let marker =
             format!("hash = \"{}\"\npoint = {point}\nvalues = {}\n", self.hash, toml::Value::String(label.to_string()));
         atomic_write(&d.join("point.toml"), marker.as_bytes())?;
@@ -162,6 +169,73 @@ impl Store {
         };
         Ok((Summaries { rows, paired, classes }, raw))
     }
+}
+
+impl Store {
+    /// Per policy, the years of a finished point that missed `targets`, read from its
+    /// `replications.csv` (matched by column name). `None` when the point has no such
+    /// file (a folder written before burstsim stored per-year values).
+    ///
+    /// # Errors
+    /// [`StoreError::Damaged`] for an unreadable file or a missing column.
+    pub fn load_risk(&self, point: usize, targets: &[Target]) -> Result<Option<Vec<PolicyRisk>>, StoreError> {
+        let path = self.point_dir(point).join("replications.csv");
+        if !path.exists() {
+            return Ok(None);
+        }
+        let damaged = |e: String| StoreError::Damaged(path.display().to_string(), e);
+        let mut rdr = csv::Reader::from_path(&path).map_err(|e| damaged(e.to_string()))?;
+        let header = rdr.headers().map_err(|e| damaged(e.to_string()))?.clone();
+        let column =
+            |name: &str| header.iter().position(|h| h == name).ok_or_else(|| damaged(format!("no column '{name}'")));
+        let policy_col = column("policy")?;
+        let cols: Vec<usize> = targets.iter().map(|t| column(t.metric.name())).collect::<Result<_, _>>()?;
+        // Per policy (in file order), per target, the values of each year.
+        let mut by_policy: Vec<(String, Vec<Vec<f64>>)> = Vec::new();
+        for rec in rdr.records() {
+            let rec = rec.map_err(|e| damaged(e.to_string()))?;
+            let policy = &rec[policy_col];
+            if by_policy.last().is_none_or(|(p, _)| p != policy) {
+                by_policy.push((policy.to_string(), vec![Vec::new(); targets.len()]));
+            }
+            let values = &mut by_policy.last_mut().expect("pushed").1;
+            for (v, &c) in values.iter_mut().zip(&cols) {
+                v.push(float(&rec[c]).map_err(&damaged)?);
+            }
+        }
+        Ok(Some(
+            by_policy
+                .into_iter()
+                .map(|(policy, values)| PolicyRisk {
+                    policy,
+                    count: MissCount::count(targets, |m| {
+                        values[targets.iter().position(|t| t.metric == m).expect("a target's metric")].clone()
+                    }),
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// `risk.csv` of a sweep: per point and policy, the years that missed the targets, the
+/// exact 95% interval of the chance of a miss, and (with `--risk`) the Bonferroni-corrected
+/// upper bound the choice used.
+pub fn risk_csv(sweep: &Sweep, targets: &[Target], risks: &[Vec<PolicyRisk>], confidence_each: f64) -> Vec<u8> {
+    let mut header = vec!["point".to_string()];
+    header.extend(sweep.params.iter().map(|p| p.key.clone()));
+    header.extend(out_csv::RISK_COLUMNS.iter().map(|c| c.to_string()));
+    header.extend(["upper_bound".to_string(), "upper_bound_confidence".to_string()]);
+    let mut w = out_csv::CsvBytes::new(&header);
+    for (i, point) in risks.iter().enumerate() {
+        for r in point {
+            let mut row = vec![i.to_string()];
+            row.extend(sweep.points[i].iter().cloned());
+            row.extend(out_csv::risk_fields(targets, r));
+            row.extend([crate::output::num(r.count.upper(confidence_each)), crate::output::num(confidence_each)]);
+            w.row(&row);
+        }
+    }
+    w.finish()
 }
 
 fn metric(name: &str) -> Result<Metric, String> {

@@ -76,13 +76,20 @@ pub struct RunArgs {
     /// Output folder (default: output/<scenario name>/).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
-    /// Add replications until every headline 95% CI is within this fraction of its
-    /// mean (e.g. 0.02), up to simulation.max_replications.
-    #[arg(long)]
-    pub ci_target: Option<f64>,
+    /// Sequential stopping: add replications (at least 20, in growing batches) until each
+    /// watched 95% CI is this narrow, for every policy, up to simulation.max_replications.
+    /// A bare 0.05 or 5% means ±5% of the mean on total_cost_cny and wait_mean_h;
+    /// METRIC=2% is relative, METRIC=0.1 absolute in the metric's unit (e.g.
+    /// wait_mean_h=0.1 for ±0.1 h). Repeatable (docs/STATISTICS.md).
+    #[arg(long, value_name = "[METRIC=]WIDTH")]
+    pub ci_target: Vec<String>,
     /// No progress bar and no table; errors and warnings still go to stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// A requirement such as 'wait_p95_h<=2' (repeatable): report, per policy, the share
+    /// of simulated years that miss any of them, with an exact 95% CI (risk.csv).
+    #[arg(long = "target", short = 't')]
+    pub targets: Vec<String>,
     /// Run only shard INDEX/COUNT of the replications (INDEX, INDEX+COUNT, …) and write a
     /// shard folder for `burstsim merge` (Slurm job arrays: --shard $SLURM_ARRAY_TASK_ID/N).
     #[arg(long)]
@@ -155,6 +162,12 @@ pub struct SweepArgs {
     /// meets all of them is recommended.
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
+    /// Choose by risk across years instead of by the mean year: the cheapest setting whose
+    /// chance of missing the --target(s) in a given simulated year is at most this share
+    /// (e.g. 0.1), judged by the exact upper confidence bound of the share of simulated
+    /// years that missed (Bonferroni-corrected over the candidates; docs/STATISTICS.md).
+    #[arg(long)]
+    pub risk: Option<f64>,
     /// POLICY_A,POLICY_B: where along a one-parameter sweep their mean costs cross.
     #[arg(long)]
     pub break_even: Option<String>,

@@ -1,7 +1,7 @@
 //! One function per subcommand: arguments → library calls → output.
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -95,6 +95,23 @@ fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
     pb
 }
 
+/// Progress under sequential stopping: the total is unknown, so show replications done
+/// against the most allowed, without a bar that would suggest a plan or an ETA.
+fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
+    let pb = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(max), ProgressDrawTarget::stderr())
+    };
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} replications: {pos} done (sequential: stops when the CIs meet --ci-target; at most {len}), {elapsed}",
+        )
+        .expect("valid template"),
+    );
+    pb
+}
+
 fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
     Ok(match path {
         Some(p) => Scenario::load(p)?,
@@ -103,33 +120,34 @@ fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
 }
 
 fn run(a: RunArgs) -> Result<ExitCode> {
-    if let Some(t) = a.ci_target
-        && !(t.is_finite() && t > 0.0 && t < 1.0)
-    {
-        bail!(UsageError(format!("--ci-target {t} is not allowed; give a fraction between 0 and 1, e.g. 0.02")));
-    }
+    let cli_rule = if a.ci_target.is_empty() {
+        None
+    } else {
+        Some(experiment::sequential::parse_ci_targets(&a.ci_target).map_err(UsageError)?)
+    };
     if a.replications == Some(0) {
         bail!(UsageError("--replications 0 is not allowed; run at least 1 (20 or more for useful intervals)".into()));
     }
+    let targets = a
+        .targets
+        .iter()
+        .map(|t| burstsim::target::parse_target(t).map_err(UsageError))
+        .collect::<Result<Vec<_>, _>>()?;
     let scenario = load_scenario(a.scenario.as_deref())?.with_overrides(a.seed, a.replications);
     if let Some(spec) = &a.shard {
         return run_shard(&a, &scenario, spec);
     }
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
-    let ci_target = a.ci_target.or(scenario.ci_target);
+    let rule = cli_rule.or_else(|| scenario.ci_target.map(experiment::Sequential::relative_default));
     let pool = pool(a.threads)?;
 
-    let pb = progress_bar(u64::from(scenario.replications), a.quiet, "replications");
-    let done = AtomicU64::new(0);
-    let tick = || {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if pb.length().is_some_and(|l| n > l) {
-            pb.set_length(n);
-        }
-        pb.inc(1);
+    let pb = match &rule {
+        None => progress_bar(u64::from(scenario.replications), a.quiet, "replications"),
+        Some(_) => sequential_progress(u64::from(scenario.max_replications), a.quiet),
     };
     let started = Instant::now();
-    let (results, stopping) = pool.install(|| experiment::run_until(&scenario, ci_target, &tick, &interrupted));
+    let (results, stopping) =
+        pool.install(|| experiment::run_until(&scenario, rule.as_ref(), &|| pb.inc(1), &interrupted));
     pb.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     let cut_short = matches!(stopping, experiment::Stopping::Interrupted { .. });
@@ -142,16 +160,26 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     }
 
     let summaries = Summaries::new(&scenario, &results);
-    let warns = warnings::collect(&scenario, &results, stopping);
-    output::write_run(&out_dir, &scenario, &results, &summaries, stopping, &warns)?;
+    let warns = warnings::collect(&scenario, &results, &stopping);
+    output::write_run(&out_dir, &scenario, &results, &summaries, &stopping, &warns)?;
+    let risks = burstsim::experiment::risk::policy_risks(&scenario, &results, &targets);
+    if targets.is_empty() {
+        let _ = std::fs::remove_file(out_dir.join("risk.csv")); // an earlier run's, now stale
+    } else {
+        output::atomic_write(&out_dir.join("risk.csv"), &output::csv::risk_csv(&targets, &risks))?;
+    }
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
+        if !targets.is_empty() {
+            print!("{}", table::risk_table(&targets, &risks));
+        }
         if a.by_class {
             print!("\n{}", table::render_by_class(&scenario, &summaries));
         }
         println!(
-            "\nFiles: {}/{{summary,paired,classes,replications,timeseries,waits}}.csv and run.toml",
-            out_dir.display()
+            "\nFiles: {}/{{summary,paired,classes,replications,timeseries,waits{}}}.csv and run.toml",
+            out_dir.display(),
+            if targets.is_empty() { "" } else { ",risk" }
         );
     }
     crate::plot_cmd::after(&out_dir, a.no_charts, a.quiet);
@@ -167,11 +195,13 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         n as f64 / elapsed.max(1e-9),
         pool.current_num_threads()
     );
-    if cut_short {
-        eprintln!(
-            "burstsim: interrupted: wrote the {n} finished replications to {}; run the same command again for all of them",
-            out_dir.display()
-        );
+    if let experiment::Stopping::Interrupted { sequential, .. } = stopping {
+        let again = if sequential {
+            "run the same command again to let sequential stopping finish"
+        } else {
+            "run the same command again for all of them"
+        };
+        eprintln!("burstsim: interrupted: wrote the {n} finished replications to {}; {again}", out_dir.display());
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
@@ -269,6 +299,16 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     use burstsim::sweep::{self, Sweep, recommend, store};
     let targets =
         a.targets.iter().map(|t| recommend::parse_target(t).map_err(UsageError)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(r) = a.risk {
+        if !(r.is_finite() && r > 0.0 && r < 1.0) {
+            bail!(UsageError(format!(
+                "--risk {r} is not allowed; give the largest acceptable chance of a year that misses, between 0 and 1, e.g. 0.1"
+            )));
+        }
+        if targets.is_empty() {
+            bail!(UsageError("--risk needs at least one --target, e.g. --target 'wait_p95_h<=2' --risk 0.1".into()));
+        }
+    }
     let text = std::fs::read_to_string(&a.scenario)
         .map_err(|cause| ScenarioError::Read { path: a.scenario.display().to_string(), cause })?;
     let file = a.scenario.display().to_string();
@@ -331,7 +371,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             );
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         };
-        st.save(p, &sw.label(p), &Summaries::new(&scn, &results))?;
+        st.save(p, &sw.label(p), &scn, &results)?;
         pb.inc(1);
     }
     pb.finish_and_clear();
@@ -355,10 +395,22 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         raw.push(r);
     }
     output::atomic_write(&out_dir.join("sweep.csv"), &store::sweep_csv(&sw, &raw))?;
+    // Per point and policy, the simulated years that missed the targets (None: the point
+    // was written by an older burstsim without per-year values).
+    let risks: Vec<Option<Vec<burstsim::experiment::risk::PolicyRisk>>> = if targets.is_empty() {
+        vec![None; total]
+    } else {
+        (0..total).map(|p| st.load_risk(p, &targets)).collect::<Result<_, _>>()?
+    };
     let points: Vec<recommend::PointResult> = summaries
         .into_iter()
         .enumerate()
-        .map(|(i, s)| recommend::PointResult { point: i, label: sw.label(i), summaries: s })
+        .map(|(i, s)| recommend::PointResult {
+            point: i,
+            label: sw.label(i),
+            summaries: s,
+            risk: risks[i].clone().unwrap_or_default(),
+        })
         .collect();
 
     let mut report = String::new();
@@ -370,8 +422,14 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         first.replications
     ));
     report.push_str(&format!(
-        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}\n",
-        "point", "policy", "total cost (CNY)", "mean wait (h)", "p95 wait (h)", "cloud (%)"
+        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{}\n",
+        "point",
+        "policy",
+        "total cost (CNY)",
+        "mean wait (h)",
+        "p95 wait (h)",
+        "cloud (%)",
+        if targets.is_empty() { String::new() } else { format!(" {:>16}", "years missing") }
     ));
     // A policy the sweep does not touch has the same results at every point: show it once.
     let constant = |name: &str| {
@@ -390,8 +448,17 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
                 }
             })
         };
+        let missing = if targets.is_empty() {
+            String::new()
+        } else {
+            let c = pr.risk.iter().find(|r| r.policy == name).map(|r| r.count);
+            format!(
+                " {:>16}",
+                c.map_or("–".to_string(), |c| format!("{}/{} ({:.0}%)", c.missed, c.years, c.share() * 100.0))
+            )
+        };
         format!(
-            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}\n",
+            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{missing}\n",
             label,
             name,
             f(Metric::TotalCost, 1.0, 0),
@@ -411,11 +478,28 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     if targets.is_empty() {
         // An earlier sweep's recommendation in this folder would be stale now.
         let _ = std::fs::remove_file(out_dir.join("recommendation.txt"));
+        let _ = std::fs::remove_file(out_dir.join("risk.csv"));
     } else {
-        let rec = recommend::recommend(&points, &targets);
-        let text = recommend::render(&rec, 12);
-        let full = recommend::render(&rec, usize::MAX);
+        let mean = recommend::recommend(&points, &targets, recommend::Rule::MeanYear);
+        let (text, full) = match a.risk {
+            None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
+            Some(max_miss) => {
+                let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
+                // Only the risk rule's choice reads "choose policy …": charts mark that one.
+                let compare = format!("\n{}", recommend::render_comparison(&mean));
+                (recommend::render(&risk, 12) + &compare, recommend::render(&risk, usize::MAX) + &compare)
+            }
+        };
         output::atomic_write(&out_dir.join("recommendation.txt"), full.as_bytes())?;
+        if risks.iter().all(Option::is_some) {
+            let all: Vec<_> = risks.iter().map(|r| r.clone().unwrap_or_default()).collect();
+            output::atomic_write(
+                &out_dir.join("risk.csv"),
+                &store::risk_csv(&sw, &targets, &all, mean.confidence_each),
+            )?;
+        } else {
+            let _ = std::fs::remove_file(out_dir.join("risk.csv"));
+        }
         report.push('\n');
         report.push_str(&text);
     }
@@ -458,7 +542,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         println!(
             "\nFiles: {}/sweep.csv, points/*/{{summary,paired}}.csv{}",
             out_dir.display(),
-            if targets.is_empty() { "" } else { ", recommendation.txt" }
+            if targets.is_empty() { "" } else { ", recommendation.txt, risk.csv" }
         );
     }
     crate::plot_cmd::after_sweep(&out_dir, &sw.base, a.no_charts, a.quiet);
@@ -476,7 +560,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
 fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     use burstsim::experiment::{Results, shard};
     let (index, count) = shard::parse_spec(spec)?;
-    if a.ci_target.is_some() || scenario.ci_target.is_some() {
+    if !a.ci_target.is_empty() || scenario.ci_target.is_some() {
         bail!(UsageError(
             "sequential stopping (ci_target) cannot be split into shards; give a fixed number of replications".into()
         ));
@@ -533,8 +617,8 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     let (scenario, results) = shard::merge(shards)?;
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
     let summaries = Summaries::new(&scenario, &results);
-    let warns = warnings::collect(&scenario, &results, Stopping::Fixed);
-    output::write_run(&out_dir, &scenario, &results, &summaries, Stopping::Fixed, &warns)?;
+    let warns = warnings::collect(&scenario, &results, &Stopping::Fixed);
+    output::write_run(&out_dir, &scenario, &results, &summaries, &Stopping::Fixed, &warns)?;
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
     }
