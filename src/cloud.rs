@@ -204,6 +204,10 @@ mod tests {
             data_gb: 36.0,
             deadline: NO_DEADLINE,
             kind,
+            account: crate::workload::OTHERS,
+            partition: 0,
+            nodes: 0,
+            gpus_per_node: 0,
         }
     }
 

@@ -17,7 +17,7 @@ pub mod queue;
 use std::collections::HashMap;
 
 use crate::cloud::{CloudRun, OfferState, plan_run};
-use crate::cluster::{Cluster, QueuedJob, Reservation};
+use crate::cluster::{Cluster, QueuedJob, Request, Reservation};
 use crate::metrics::class::ClassTally;
 use crate::metrics::{Daily, DailyLevel, Metric, RunMetrics, wait_stats};
 use crate::rng::{Purpose, job_key, stream};
@@ -145,6 +145,8 @@ pub(crate) struct World<'a, O: Observer> {
     pub now: SimTime,
     pub events: EventQueue,
     pub cluster: Cluster,
+    /// Index of the "others" account (a log's jobs).
+    others_account: u16,
     pub offers: Vec<OfferState>,
     pub st: Vec<JobState>,
     pub in_flight: HashMap<u32, InFlight>,
@@ -153,6 +155,8 @@ pub(crate) struct World<'a, O: Observer> {
     pub obs: &'a mut O,
     pub debug: HashMap<u32, crate::policy::DebugSession>,
     started: Vec<QueuedJob>,
+    /// The earliest campus wake-up already in the event queue.
+    next_tick: SimTime,
     busy: DailyLevel,
     queued: DailyLevel,
     cloud_busy: DailyLevel,
@@ -217,7 +221,14 @@ impl<'a, O: Observer> World<'a, O> {
             replication,
             now: 0,
             events,
-            cluster: Cluster::with_tracking(&scn.campus, crate::policy::predicts_waits(policy)),
+            cluster: Cluster::new(&scn.campus, crate::policy::predicts_waits(policy)),
+            next_tick: SimTime::MAX,
+            others_account: scn
+                .campus
+                .accounts
+                .iter()
+                .position(|a| a.name == crate::scenario::OTHERS_ACCOUNT)
+                .expect("validation adds it") as u16,
             offers: scn.offers.iter().map(OfferState::new).collect(),
             st,
             in_flight: HashMap::new(),
@@ -267,6 +278,11 @@ impl<'a, O: Observer> World<'a, O> {
             Event::Timeout(j) => self.on_timeout(j),
             Event::DebugDone(j) => self.on_debug_done(j),
             Event::MaintenanceEnd => self.cluster.invalidate(),
+            Event::CampusTick => {
+                if self.next_tick == self.now {
+                    self.next_tick = SimTime::MAX;
+                }
+            }
             Event::Horizon => {
                 let work: f64 = self
                     .cluster
@@ -290,16 +306,40 @@ impl<'a, O: Observer> World<'a, O> {
         self.route_arrival(j);
     }
 
-    /// True when the job could ever run on campus (GPU count, group limit, memory).
+    /// True when the job could ever run on campus (GPU count and node shape, group limit,
+    /// memory of its partition's GPUs).
     pub(crate) fn fits_campus(&self, j: u32) -> bool {
         let job = &self.jobs[j as usize];
         let c = &self.scn.campus;
-        job.gpus <= c.gpus && job.gpus <= c.group_gpu_limit.unwrap_or(u32::MAX) && job.vram_gb <= c.vram_gb
+        let vram = match c.placement {
+            crate::scenario::raw::Placement::Pool => c.vram_gb,
+            crate::scenario::raw::Placement::Nodes => c.partition(job.partition).vram_gb,
+        };
+        job.gpus <= c.gpus
+            && job.gpus <= c.group_gpu_limit.unwrap_or(u32::MAX)
+            && job.vram_gb <= vram
+            && self.cluster.could_ever_fit(job.gpus, &self.request(j))
     }
 
-    /// The walltime a job asks the campus for, for its remaining work.
+    /// The Slurm side of a job: account, partition, node shape.
+    pub(crate) fn request(&self, j: u32) -> Request {
+        let job = &self.jobs[j as usize];
+        let c = &self.scn.campus;
+        let account = if job.group {
+            c.group_account
+        } else if job.account == crate::workload::OTHERS {
+            self.others_account
+        } else {
+            job.account
+        };
+        Request { account, partition: job.partition, nodes: job.nodes, gpus_per_node: job.gpus_per_node }
+    }
+
+    /// The walltime a job asks the campus for, for its remaining work (capped at its
+    /// partition's limit).
     pub(crate) fn walltime_request(&self, j: u32) -> SimTime {
-        self.jobs[j as usize].walltime_request(self.st[j as usize].remaining, self.scn.campus.max_walltime)
+        let job = &self.jobs[j as usize];
+        job.walltime_request(self.st[j as usize].remaining, self.scn.campus.partition(job.partition).max_walltime)
     }
 
     /// Puts a job in the campus queue.
@@ -309,13 +349,16 @@ impl<'a, O: Observer> World<'a, O> {
         let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
         self.st[j as usize].status = Status::CampusQueued;
         self.st[j as usize].queued_since = self.now;
-        self.cluster.enqueue(q);
+        let req = self.request(j);
+        self.cluster.enqueue(self.now, q, req);
     }
 
     /// Whether a group job submitted now is predicted to start on campus after `limit`
     /// (see [`Cluster::predict_start`]).
     pub(crate) fn predicted_start_after(&self, j: u32, limit: SimTime) -> bool {
-        self.cluster.predict_start(self.now, self.jobs[j as usize].gpus, self.walltime_request(j), limit) > limit
+        let job = &self.jobs[j as usize];
+        let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
+        self.cluster.predict_start(self.now, q, self.request(j), limit) > limit
     }
 
     fn schedule_campus(&mut self) {
@@ -339,17 +382,23 @@ impl<'a, O: Observer> World<'a, O> {
         if let Some(r) = self.cluster.reservation() {
             self.obs.reservation(self.now, r);
         }
+        if let Some(t) = self.cluster.next_wakeup(self.now)
+            && t < self.next_tick
+        {
+            self.next_tick = t;
+            self.events.push(t, Event::CampusTick);
+        }
     }
 
     fn campus_end(&mut self, j: u32) {
         let job = &self.jobs[j as usize];
         let s = self.st[j as usize];
-        self.cluster.finish(j, s.walltime_end, job.gpus, job.group);
+        self.cluster.finish(self.now, j, s.walltime_end, job.gpus, job.group);
         let done = s.segment >= s.remaining;
         self.obs.ended(self.now, j, Place::Campus, job.gpus, done);
         if job.group && self.measured(j) {
             let gpu_secs = f64::from(job.gpus) * s.segment as f64;
-            let cost = gpu_secs / HOUR as f64 * self.scn.campus.price_per_gpu_hour_cny;
+            let cost = gpu_secs / HOUR as f64 * self.scn.campus.partition(job.partition).price_per_gpu_hour_cny;
             self.charge_day(j, cost);
             self.tally.campus_gpu_secs += gpu_secs;
             self.tally.campus_cost += cost;

@@ -162,12 +162,25 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<B
     b.extend(class_blocks(r, lang));
     b.push(Block::Heading(t(L::ChartsHeading)));
     b.extend((0..n_charts).map(Block::Chart));
+    b.extend(methods_blocks(lang));
     b.push(Block::Heading(t(L::ParamsHeading)));
     match &r.table {
         Some(table) => b.extend(parameter_blocks(table, lang)),
         None => b.push(Block::Para(t(L::NoScenario))),
     }
     b
+}
+
+/// The "methods, assumptions and limitations" section: what is simulated, what the CIs
+/// cover, and the model's known bias.
+fn methods_blocks(lang: Lang) -> Vec<Block> {
+    let t = |l: L| l.get(lang).to_string();
+    vec![
+        Block::Heading(t(L::MethodsHeading)),
+        Block::Para(t(L::MethodsModel)),
+        Block::Para(t(L::MethodsCi)),
+        Block::Para(t(L::MethodsBias)),
+    ]
 }
 
 /// The per-class table of a run (from `classes.csv`): jobs, mean and p95 wait, the
@@ -239,6 +252,7 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool) -> V
     }
     b.push(Block::Heading(t(L::ChartsHeading)));
     b.extend((0..n_charts).map(Block::Chart));
+    b.extend(methods_blocks(lang));
     b.push(Block::Heading(t(L::SweepPointsHeading)));
     let mut head: Vec<String> = s.params.clone();
     head.push(t(L::Policy));

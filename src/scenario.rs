@@ -11,11 +11,15 @@ pub mod locate;
 pub mod raw;
 mod validate;
 
+pub use validate::{GROUP_ACCOUNT, OTHERS_ACCOUNT};
+
 use std::path::Path;
 
 use crate::date::{Clock, Date};
 use crate::scenario::dist::Sampler;
-use crate::scenario::raw::{BillingMode, BudgetPeriod, JobKind, PolicyKind, RawScenario, SchedulerKind, WhenFull};
+use crate::scenario::raw::{
+    BillingMode, BudgetPeriod, JobKind, Placement, PolicyKind, RawScenario, SchedulerKind, WhenFull,
+};
 use crate::units::SimTime;
 use crate::workload::calendar::Calendar;
 
@@ -118,12 +122,26 @@ pub struct Scenario {
 pub struct Campus {
     /// Total GPUs.
     pub gpus: u32,
-    /// GPU model.
+    /// GPU model (of the first node group).
     pub gpu_type: String,
-    /// Memory per GPU, GB.
+    /// Memory per GPU, GB (the largest of any node group: what the campus can ever serve).
     pub vram_gb: f64,
     /// Queue discipline.
     pub scheduler: SchedulerKind,
+    /// Pool of GPUs, or nodes placed as Slurm's cons_tres does.
+    pub placement: Placement,
+    /// Node groups (the pool is one group of `gpus` one-GPU "nodes" for reports only).
+    pub node_groups: Vec<NodeGroup>,
+    /// Partitions; at least one.
+    pub partitions: Vec<Partition>,
+    /// Queue order.
+    pub priority: Priority,
+    /// Backfill parameters (node placement).
+    pub backfill: Backfill,
+    /// Accounts: the listed ones, then implicit ones ("others", the group's) if needed.
+    pub accounts: Vec<Account>,
+    /// Index of the group's account.
+    pub group_account: u16,
     /// Most GPUs the group may hold at once.
     pub group_gpu_limit: Option<u32>,
     /// Longest segment a job may run before it is killed and resubmitted.
@@ -132,6 +150,105 @@ pub struct Campus {
     pub price_per_gpu_hour_cny: f64,
     /// Maintenance windows `[start, end)`, sorted and disjoint.
     pub maintenance: Vec<(SimTime, SimTime)>,
+}
+
+/// A group of identical nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeGroup {
+    /// Name.
+    pub name: String,
+    /// Nodes.
+    pub nodes: u32,
+    /// GPUs per node.
+    pub gpus_per_node: u32,
+    /// GPU model.
+    pub gpu_type: String,
+    /// Memory per GPU, GB.
+    pub vram_gb: f64,
+    /// Partition (index).
+    pub partition: u16,
+}
+
+/// A partition (queue).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Partition {
+    /// Name.
+    pub name: String,
+    /// Internal charge per GPU-hour.
+    pub price_per_gpu_hour_cny: f64,
+    /// Partition factor of the multifactor priority, in [0, 1].
+    pub priority_factor: f64,
+    /// Walltime limit.
+    pub max_walltime: Option<SimTime>,
+    /// GPUs per node of its largest node group (0 if it has no nodes).
+    pub max_gpus_per_node: u32,
+    /// Memory per GPU of its best node group.
+    pub vram_gb: f64,
+    /// GPUs in all its nodes.
+    pub gpus: u32,
+}
+
+/// Queue order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Priority {
+    /// Submission order.
+    Fifo,
+    /// Slurm's priority/multifactor.
+    Multifactor(Multifactor),
+}
+
+/// Checked multifactor weights and periods.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Multifactor {
+    /// PriorityWeightAge.
+    pub weight_age: f64,
+    /// PriorityWeightFairshare.
+    pub weight_fairshare: f64,
+    /// PriorityWeightJobSize.
+    pub weight_job_size: f64,
+    /// PriorityWeightPartition.
+    pub weight_partition: f64,
+    /// PriorityMaxAge.
+    pub max_age: SimTime,
+    /// PriorityDecayHalfLife.
+    pub half_life: SimTime,
+    /// PriorityCalcPeriod.
+    pub calc_period: SimTime,
+    /// PriorityFavorSmall.
+    pub favor_small: bool,
+}
+
+/// Backfill parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backfill {
+    /// Seconds between passes (`bf_interval`).
+    pub interval: SimTime,
+    /// Jobs tested per pass (`bf_max_job_test`).
+    pub max_job_test: u32,
+    /// Planning horizon (`bf_window`).
+    pub window: SimTime,
+}
+
+/// A Slurm account with its fair-share and limits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Account {
+    /// Name.
+    pub name: String,
+    /// Fair-share shares.
+    pub fairshare: f64,
+    /// GrpTRES=gres/gpu.
+    pub gpu_limit: Option<u32>,
+    /// MaxJobs.
+    pub max_jobs: Option<u32>,
+    /// MaxSubmit.
+    pub max_submit: Option<u32>,
+}
+
+impl Campus {
+    /// The partition of index `p`.
+    pub fn partition(&self, p: u16) -> &Partition {
+        &self.partitions[usize::from(p)]
+    }
 }
 
 /// A class of jobs.
@@ -155,6 +272,14 @@ pub struct JobClass {
     pub walltime_factor: Sampler,
     /// CV or transformer.
     pub kind: JobKind,
+    /// Slurm account (index into `Campus::accounts`).
+    pub account: u16,
+    /// Partition (index into `Campus::partitions`).
+    pub partition: u16,
+    /// Nodes asked for (0: let the scheduler choose).
+    pub nodes: u16,
+    /// GPUs per node asked for (0: let the scheduler choose).
+    pub gpus_per_node: u16,
 }
 
 /// A cloud offer.

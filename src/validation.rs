@@ -57,7 +57,9 @@ use crate::metrics::Metric;
 use crate::rng::{Purpose, derive_seed};
 use crate::scenario::Scenario;
 use crate::scenario::dist::DistSpec;
-use crate::scenario::raw::{RawCampus, RawJobClass, RawScenario, RawSimulation, RawWorkload, SchedulerKind};
+use crate::scenario::raw::{
+    Placement, PriorityKind, RawCampus, RawJobClass, RawScenario, RawSimulation, RawWorkload, SchedulerKind,
+};
 use crate::stats::queueing::{erlang_c, mmc_mean_wait, mmc_wait_exceeds};
 use crate::stats::{Summary, summarize};
 use crate::workload::JobStream;
@@ -173,8 +175,18 @@ impl Case {
                 nodes: None,
                 gpus_per_node: None,
                 gpu_type: "A100-40G".into(),
-                vram_gb: 40.0,
+                vram_gb: Some(40.0),
                 scheduler: SchedulerKind::Fcfs,
+                // Every M/M/c case runs on the pool: c identical servers, FIFO.
+                placement: Placement::Pool,
+                priority: PriorityKind::Fifo,
+                multifactor: None,
+                bf_interval_seconds: None,
+                bf_max_job_test: None,
+                bf_window_hours: None,
+                node_groups: vec![],
+                partitions: vec![],
+                accounts: vec![],
                 group_gpu_limit: None,
                 max_walltime_hours: None,
                 price_per_gpu_hour_cny: 0.0,
@@ -193,10 +205,15 @@ impl Case {
                     deadline_hours: None,
                     walltime_factor: DistSpec::fixed(1.0),
                     kind: Default::default(),
+                    account: None,
+                    partition: None,
+                    nodes: None,
+                    gpus_per_node: None,
                 }],
                 seasons: vec![],
                 season_overlap: Default::default(),
                 hourly_profile: None,
+                account: None,
             },
             cloud: Default::default(),
             policies: vec![],

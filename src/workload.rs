@@ -52,7 +52,19 @@ pub struct Job {
     pub deadline: SimTime,
     /// CV or transformer.
     pub kind: JobKind,
+    /// Slurm account of a background job ([`OTHERS`]: the shared "others" account; the
+    /// group's jobs always use the group's account).
+    pub account: u16,
+    /// Partition (index).
+    pub partition: u16,
+    /// Nodes asked for (0: the scheduler chooses).
+    pub nodes: u16,
+    /// GPUs per node asked for (0: the scheduler chooses).
+    pub gpus_per_node: u16,
 }
+
+/// [`Job::account`] of a job in the shared "others" account (a log's jobs).
+pub const OTHERS: u16 = u16::MAX;
 
 impl Job {
     /// The walltime the scheduler is told for `work` seconds of remaining runtime,
@@ -241,6 +253,10 @@ fn generate_class(out: &mut Vec<Job>, class: &JobClass, src: Source, calendar: &
             data_gb,
             deadline,
             kind: class.kind,
+            account: class.account,
+            partition: class.partition,
+            nodes: class.nodes,
+            gpus_per_node: class.gpus_per_node,
         });
     }
 }

@@ -158,6 +158,10 @@ fn waits_count_every_campus_queueing_segment() {
         data_gb: 0.0,
         deadline: burstsim::workload::NO_DEADLINE,
         kind: burstsim::scenario::raw::JobKind::Cv,
+        account: burstsim::workload::OTHERS,
+        partition: 0,
+        nodes: 0,
+        gpus_per_node: 0,
     };
     let jobs = JobStream::from_jobs(vec![job(0, 3 * 3600, true), job(1, 1800, false)]);
     let out = burstsim::engine::simulate(&scn, &jobs, 0, 0);

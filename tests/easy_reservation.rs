@@ -147,6 +147,10 @@ fn jobs_strategy(max_gpus: u32) -> impl Strategy<Value = Vec<Job>> {
                     data_gb: 0.0,
                     deadline: NO_DEADLINE,
                     kind: JobKind::Cv,
+                    account: burstsim::workload::OTHERS,
+                    partition: 0,
+                    nodes: 0,
+                    gpus_per_node: 0,
                 })
                 .collect()
         })

@@ -32,6 +32,9 @@ pub enum Event {
     Timeout(u32),
     /// The horizon: arrivals have stopped; snapshot the backlog.
     Horizon,
+    /// The campus asked to be scheduled now (a backfill tick, a priority recomputation);
+    /// the scheduler runs at the end of every second that has an event anyway.
+    CampusTick,
 }
 
 impl Event {
@@ -41,7 +44,7 @@ impl Event {
             Event::CampusEnd(_) | Event::CloudEnd(_) => 0,
             Event::MaintenanceEnd => 1,
             Event::DebugDone(_) | Event::Timeout(_) => 2,
-            Event::Horizon => 3,
+            Event::Horizon | Event::CampusTick => 3,
         }
     }
 }

@@ -111,11 +111,40 @@ pub struct RawCampus {
     /// GPU model, for reports.
     #[serde(default = "default_gpu_type")]
     pub gpu_type: String,
-    /// Memory per GPU.
-    pub vram_gb: f64,
+    /// Memory per GPU (required unless `node_groups` describe the nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_gb: Option<f64>,
     /// `fcfs` or `easy-backfill`.
     #[serde(default)]
     pub scheduler: SchedulerKind,
+    /// `pool` (one pool of identical GPUs; the queueing-theory model) or `nodes` (Slurm's
+    /// cons_tres placement on nodes and partitions).
+    #[serde(default)]
+    pub placement: Placement,
+    /// Queue order: `fifo` (submission order) or `multifactor` (Slurm's priority plugin).
+    #[serde(default)]
+    pub priority: PriorityKind,
+    /// Weights and periods of the multifactor priority (`priority = "multifactor"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multifactor: Option<RawMultifactor>,
+    /// Seconds between backfill passes (Slurm `bf_interval`; default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_interval_seconds: Option<f64>,
+    /// Most queued jobs one backfill pass tests (Slurm `bf_max_job_test`; default 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_max_job_test: Option<u32>,
+    /// How far ahead backfill plans (Slurm `bf_window`; default the walltime limit, else 1 day).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_window_hours: Option<f64>,
+    /// Groups of identical nodes (`placement = "nodes"`), instead of `nodes` × `gpus_per_node`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_groups: Vec<RawNodeGroup>,
+    /// Partitions (queues), each with its own price and limit; default one partition.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<RawPartition>,
+    /// Slurm accounts (research groups) with fair-share and limits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<RawAccount>,
     /// Most GPUs the group may use at once (Slurm GrpTRES); none = no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_gpu_limit: Option<u32>,
@@ -130,6 +159,145 @@ pub struct RawCampus {
     /// Maintenance windows: no job runs during them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub maintenance: Vec<RawWindow>,
+}
+
+/// How the campus places jobs on GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// One pool of identical GPUs: a job's GPUs may come from anywhere (M/M/c).
+    #[default]
+    Pool,
+    /// Nodes and partitions, placed as Slurm's select/cons_tres does.
+    Nodes,
+}
+
+/// Queue order of the campus scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PriorityKind {
+    /// Submission order (a re-queued segment joins at the back).
+    #[default]
+    Fifo,
+    /// Slurm's priority/multifactor: age, fair-share, job size and partition.
+    Multifactor,
+}
+
+/// `[campus.multifactor]`: Slurm's PriorityWeight* and periods.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMultifactor {
+    /// PriorityWeightAge.
+    #[serde(default = "default_weight_age")]
+    pub weight_age: f64,
+    /// PriorityWeightFairshare.
+    #[serde(default = "default_weight_fairshare")]
+    pub weight_fairshare: f64,
+    /// PriorityWeightJobSize.
+    #[serde(default = "default_weight_job_size")]
+    pub weight_job_size: f64,
+    /// PriorityWeightPartition.
+    #[serde(default = "default_weight_partition")]
+    pub weight_partition: f64,
+    /// PriorityMaxAge, days: the age factor reaches 1 at this age.
+    #[serde(default = "default_max_age_days")]
+    pub max_age_days: f64,
+    /// PriorityDecayHalfLife, days: past usage counts half after this long.
+    #[serde(default = "default_half_life_days")]
+    pub decay_half_life_days: f64,
+    /// PriorityCalcPeriod, minutes: how often usage decays and priorities are recomputed.
+    #[serde(default = "default_calc_period_minutes")]
+    pub calc_period_minutes: f64,
+    /// PriorityFavorSmall: the job-size factor favours small jobs instead of large ones.
+    #[serde(default)]
+    pub favor_small: bool,
+}
+
+fn default_weight_age() -> f64 {
+    1000.0
+}
+fn default_weight_fairshare() -> f64 {
+    10000.0
+}
+fn default_weight_job_size() -> f64 {
+    1000.0
+}
+fn default_weight_partition() -> f64 {
+    1000.0
+}
+fn default_max_age_days() -> f64 {
+    7.0
+}
+fn default_half_life_days() -> f64 {
+    7.0
+}
+fn default_calc_period_minutes() -> f64 {
+    5.0
+}
+
+/// `[[campus.node_groups]]`: identical nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNodeGroup {
+    /// Name, for reports.
+    pub name: String,
+    /// Number of nodes.
+    pub nodes: u32,
+    /// GPUs per node.
+    pub gpus_per_node: u32,
+    /// GPU model.
+    #[serde(default = "default_gpu_type")]
+    pub gpu_type: String,
+    /// Memory per GPU, GB.
+    pub vram_gb: f64,
+    /// CPU cores per node (recorded; jobs ask for GPUs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<u32>,
+    /// Memory per node, GB (recorded; jobs ask for GPUs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_gb: Option<f64>,
+    /// The partition these nodes belong to (default: the first partition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+}
+
+/// `[[campus.partitions]]`: a queue over some node groups.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPartition {
+    /// Name (jobs name it with `partition = "…"`).
+    pub name: String,
+    /// Internal charge per GPU-hour (default: `campus.price_per_gpu_hour_cny`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_gpu_hour_cny: Option<f64>,
+    /// Slurm PriorityJobFactor of the partition (the multifactor partition factor is this
+    /// divided by the largest one).
+    #[serde(default = "one_f64")]
+    pub priority_job_factor: f64,
+    /// Walltime limit of the partition (default: `campus.max_walltime_hours`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_walltime_hours: Option<f64>,
+}
+
+/// `[[campus.accounts]]`: a Slurm account (a research group) with its fair-share and
+/// association limits.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAccount {
+    /// Name (classes name it with `account = "…"`; the group's is `workload.account`).
+    pub name: String,
+    /// Fair-share shares (Slurm `fairshare=`), relative to the other accounts.
+    #[serde(default = "one_f64")]
+    pub fairshare: f64,
+    /// GrpTRES=gres/gpu: GPUs the account's running jobs may hold at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_limit: Option<u32>,
+    /// MaxJobs: running jobs at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_jobs: Option<u32>,
+    /// MaxSubmit: pending and running jobs at once; a job over it waits to be submitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_submit: Option<u32>,
 }
 
 fn default_gpu_type() -> String {
@@ -318,6 +486,10 @@ pub struct RawWorkload {
     /// (hour of week, Monday 00:00 first); normalised to average 1, multiplies the seasons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hourly_profile: Option<Vec<f64>>,
+    /// The group's Slurm account (default "group"); `[[campus.accounts]]` may give its
+    /// fair-share and limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
 }
 
 /// What a job mostly computes: decides the cloud speed factor that applies.
@@ -363,6 +535,18 @@ pub struct RawJobClass {
     /// `cv` or `transformer`.
     #[serde(default)]
     pub kind: JobKind,
+    /// Slurm account of a background class (default: one shared account, "others").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    /// Partition the jobs ask for (default: the first partition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// Nodes the jobs ask for (`--nodes`); with `gpus_per_node`, `gpus` must be their product.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// GPUs per node the jobs ask for (`--gres=gpu:k`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_per_node: Option<u32>,
 }
 
 fn one() -> DistSpec {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::dist::{DistSpec, Sampler};
 use super::raw::*;
-use super::{Budget, Campus, JobClass, Offer, Policy, Rule, Scenario, Target};
+use super::{Account, Budget, Campus, JobClass, NodeGroup, Offer, Partition, Policy, Rule, Scenario, Target};
 use crate::date::{Clock, Date, days_in_month, days_in_year_from};
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
 use crate::workload::Job;
@@ -22,6 +22,10 @@ use trace::trace_source;
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
 /// Most jobs one replication may submit (memory: about 130 bytes per job).
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
+/// The account of background jobs that name none (and of a trace's jobs).
+pub const OTHERS_ACCOUNT: &str = "others";
+/// The group's account when `workload.account` is not given.
+pub const GROUP_ACCOUNT: &str = "group";
 /// Wait thresholds (hours) of the per-class "waited longer than t" shares by default.
 pub const DEFAULT_WAIT_THRESHOLDS_H: [f64; 3] = [1.0, 4.0, 24.0];
 /// Most GPUs accepted anywhere (a bound that keeps memory and time sane).
@@ -180,7 +184,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         }
     };
 
-    let campus = campus(&raw.campus, clock, horizon)?;
+    let campus = campus(&raw, clock, horizon)?;
 
     let (background, background_calendar) = match &raw.background {
         None => (Vec::new(), Calendar::flat()),
@@ -189,8 +193,8 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             let mut classes = Vec::new();
             for (i, c) in bg.classes.iter().enumerate() {
                 let key = format!("background.classes[{i}]");
-                let class =
-                    job_class(&key, c, bg.offered_load.is_some() || bg.offered_load_outside_seasons.is_some())?;
+                let by_share = bg.offered_load.is_some() || bg.offered_load_outside_seasons.is_some();
+                let class = job_class(&key, c, by_share, &campus, false)?;
                 let (_, max_gpus) = class.gpus.support();
                 if max_gpus > campus.gpus as f64 {
                     return bad(
@@ -254,7 +258,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
     unique("workload.classes", raw.workload.classes.iter().map(|c| c.name.as_str()))?;
     let mut group = Vec::new();
     for (i, c) in raw.workload.classes.iter().enumerate() {
-        group.push(job_class(&format!("workload.classes[{i}]"), c, false)?);
+        group.push(job_class(&format!("workload.classes[{i}]"), c, false, &campus, true)?);
     }
     let group_calendar =
         calendar("workload.seasons", &raw.workload.seasons, raw.workload.season_overlap, clock, horizon)?;
@@ -359,20 +363,39 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     if v.is_empty() { "(none)".into() } else { v.join(", ") }
 }
 
-fn campus(c: &RawCampus, clock: Clock, horizon: SimTime) -> Result<Campus> {
-    let gpus = match (c.gpus, c.nodes, c.gpus_per_node) {
-        (Some(g), None, None) => g,
-        (None, Some(n), Some(p)) => n.saturating_mul(p),
-        (Some(g), Some(n), Some(p)) if n.checked_mul(p) == Some(g) => g,
-        (Some(_), Some(_), Some(_)) => {
-            return bad("campus.gpus", "gpus does not equal nodes × gpus_per_node; give one or the other");
+fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
+    let c = &raw.campus;
+    let groups_given = !c.node_groups.is_empty();
+    if groups_given && (c.gpus.is_some() || c.nodes.is_some() || c.gpus_per_node.is_some()) {
+        return bad(
+            "campus.node_groups",
+            "give the nodes either as node_groups or as gpus / nodes × gpus_per_node, not both",
+        );
+    }
+    if groups_given && c.placement == Placement::Pool {
+        return bad("campus.node_groups", "node groups need placement = \"nodes\" (the pool has no nodes)");
+    }
+    let gpus = if groups_given {
+        c.node_groups.iter().try_fold(0u32, |acc, g| acc.checked_add(g.nodes.saturating_mul(g.gpus_per_node))).unwrap_or(u32::MAX)
+    } else {
+        match (c.gpus, c.nodes, c.gpus_per_node) {
+            (Some(g), None, None) => g,
+            (None, Some(n), Some(p)) => n.saturating_mul(p),
+            (Some(g), Some(n), Some(p)) if n.checked_mul(p) == Some(g) => g,
+            (Some(_), Some(_), Some(_)) => {
+                return bad("campus.gpus", "gpus does not equal nodes × gpus_per_node; give one or the other");
+            }
+            _ => return bad("campus", "give the cluster size as gpus = N, or as nodes = N and gpus_per_node = M"),
         }
-        _ => return bad("campus", "give the cluster size as gpus = N, or as nodes = N and gpus_per_node = M"),
     };
     if gpus == 0 || gpus > MAX_GPUS {
         return bad("campus.gpus", format!("{gpus} GPUs is not allowed; use 1 to {MAX_GPUS}"));
     }
-    let vram_gb = positive("campus.vram_gb", c.vram_gb)?;
+    let vram_gb = match (c.vram_gb, groups_given) {
+        (Some(v), _) => positive("campus.vram_gb", v)?,
+        (None, true) => 0.0, // from the node groups below
+        (None, false) => return bad("campus.vram_gb", "missing; give the memory per GPU in GB"),
+    };
     if let Some(0) = c.group_gpu_limit {
         return bad(
             "campus.group_gpu_limit",
@@ -427,20 +450,275 @@ fn campus(c: &RawCampus, clock: Clock, horizon: SimTime) -> Result<Campus> {
         }
     }
     let maintenance = maintenance.into_iter().map(|(from, to, _)| (from, to)).collect();
+    let max_walltime_default = max_walltime;
+    let partitions = partitions(c, price, max_walltime_default)?;
+    let node_groups = node_groups(c, gpus, vram_gb, &partitions)?;
+    let partitions = with_nodes(partitions, &node_groups);
+    if c.placement == Placement::Nodes
+        && let Some(p) = partitions.iter().find(|p| p.gpus == 0)
+    {
+        return bad("campus.partitions", format!("partition '{}' has no nodes; give it a node group", p.name));
+    }
+    let vram_gb = node_groups.iter().map(|g| g.vram_gb).fold(vram_gb, f64::max);
+    let (accounts, group_account) = accounts(raw)?;
+    let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
+    let pool_only = |key: &str, what: &str| -> Result<()> {
+        if c.placement == Placement::Pool {
+            return bad(key, format!("{what} need placement = \"nodes\"; the pool models one queue of identical GPUs"));
+        }
+        Ok(())
+    };
+    if c.priority == PriorityKind::Multifactor {
+        pool_only("campus.priority", "multifactor priorities")?;
+    }
+    if c.multifactor.is_some() && c.priority != PriorityKind::Multifactor {
+        return bad("campus.multifactor", "weights are only used with priority = \"multifactor\"");
+    }
+    if c.partitions.len() > 1 {
+        pool_only("campus.partitions", "several partitions")?;
+    }
+    let limited = accounts.iter().enumerate().any(|(i, a)| {
+        (i != usize::from(group_account) && a.gpu_limit.is_some()) || a.max_jobs.is_some() || a.max_submit.is_some()
+    });
+    if limited {
+        pool_only("campus.accounts", "limits other than the group's GPU limit")?;
+    }
+    let priority = match (&c.priority, &c.multifactor) {
+        (PriorityKind::Fifo, _) => crate::scenario::Priority::Fifo,
+        (PriorityKind::Multifactor, m) => {
+            let m = m.clone().unwrap_or_else(|| toml::from_str("").expect("all multifactor keys have defaults"));
+            let k = "campus.multifactor";
+            for (name, w) in [
+                ("weight_age", m.weight_age),
+                ("weight_fairshare", m.weight_fairshare),
+                ("weight_job_size", m.weight_job_size),
+                ("weight_partition", m.weight_partition),
+            ] {
+                nonneg(&format!("{k}.{name}"), w)?;
+            }
+            let days = |name: &str, v: f64| -> Result<SimTime> {
+                Ok(hours_to_secs(within(&format!("{k}.{name}"), v, 1.0 / 1440.0, 3650.0, "days")? * 24.0, 60))
+            };
+            let calc = within(&format!("{k}.calc_period_minutes"), m.calc_period_minutes, 1.0, 1440.0, "minutes")?;
+            crate::scenario::Priority::Multifactor(crate::scenario::Multifactor {
+                weight_age: m.weight_age,
+                weight_fairshare: m.weight_fairshare,
+                weight_job_size: m.weight_job_size,
+                weight_partition: m.weight_partition,
+                max_age: days("max_age_days", m.max_age_days)?,
+                half_life: days("decay_half_life_days", m.decay_half_life_days)?,
+                calc_period: hours_to_secs(calc / 60.0, 60),
+                favor_small: m.favor_small,
+            })
+        }
+    };
+    let interval = within("campus.bf_interval_seconds", c.bf_interval_seconds.unwrap_or(30.0), 1.0, 3600.0, "seconds")?;
+    let max_job_test = c.bf_max_job_test.unwrap_or(500);
+    if max_job_test == 0 {
+        return bad("campus.bf_max_job_test", "0 is not allowed; backfill must test at least one job");
+    }
+    let longest = partitions.iter().filter_map(|p| p.max_walltime).max();
+    let window = match c.bf_window_hours {
+        Some(h) => hours_to_secs(within("campus.bf_window_hours", h, 1.0 / 60.0, 24.0 * 365.0, "hours")?, 60),
+        None => longest.unwrap_or(DAY),
+    };
     Ok(Campus {
         gpus,
-        gpu_type: c.gpu_type.clone(),
+        gpu_type: node_groups.first().map_or_else(|| c.gpu_type.clone(), |g| g.gpu_type.clone()),
         vram_gb,
         scheduler: c.scheduler,
-        group_gpu_limit: c.group_gpu_limit,
+        placement: c.placement,
+        node_groups,
+        partitions,
+        priority,
+        backfill: crate::scenario::Backfill { interval: interval.round() as SimTime, max_job_test, window },
+        accounts,
+        group_account,
+        group_gpu_limit,
         max_walltime,
         price_per_gpu_hour_cny: price,
         maintenance,
     })
 }
 
+/// The partitions as given, or one implicit partition "campus" with the campus price and
+/// walltime limit. (GPU counts are filled in by [`with_nodes`].)
+fn partitions(c: &RawCampus, price: f64, max_walltime: Option<SimTime>) -> Result<Vec<Partition>> {
+    if c.partitions.is_empty() {
+        return Ok(vec![Partition {
+            name: "campus".into(),
+            price_per_gpu_hour_cny: price,
+            priority_factor: 1.0,
+            max_walltime,
+            max_gpus_per_node: 0,
+            vram_gb: 0.0,
+            gpus: 0,
+        }]);
+    }
+    unique("campus.partitions", c.partitions.iter().map(|p| p.name.as_str()))?;
+    let top = c.partitions.iter().map(|p| p.priority_job_factor).fold(0.0, f64::max);
+    let mut out = Vec::new();
+    for (i, p) in c.partitions.iter().enumerate() {
+        let k = format!("campus.partitions[{i}]");
+        let factor = nonneg(&format!("{k}.priority_job_factor"), p.priority_job_factor)?;
+        let walltime = match p.max_walltime_hours {
+            None => max_walltime,
+            Some(h) if h.is_infinite() && h > 0.0 => None,
+            Some(h) => Some(hours_to_secs(
+                within(&format!("{k}.max_walltime_hours"), h, 1.0 / 60.0, 24.0 * 3650.0, "hours")?,
+                60,
+            )),
+        };
+        out.push(Partition {
+            name: p.name.clone(),
+            price_per_gpu_hour_cny: match p.price_per_gpu_hour_cny {
+                Some(v) => nonneg(&format!("{k}.price_per_gpu_hour_cny"), v)?,
+                None => price,
+            },
+            priority_factor: if top > 0.0 { factor / top } else { 0.0 },
+            max_walltime: walltime,
+            max_gpus_per_node: 0,
+            vram_gb: 0.0,
+            gpus: 0,
+        });
+    }
+    Ok(out)
+}
+
+/// The node groups as given, or one group from `nodes` × `gpus_per_node` (the pool: one
+/// group of `gpus` single-GPU nodes, used for reports only).
+fn node_groups(c: &RawCampus, gpus: u32, vram_gb: f64, partitions: &[Partition]) -> Result<Vec<NodeGroup>> {
+    if c.node_groups.is_empty() {
+        let (nodes, per_node) = match (c.nodes, c.gpus_per_node) {
+            (Some(n), Some(p)) => (n, p),
+            _ if c.placement == Placement::Nodes => {
+                return bad(
+                    "campus.gpus_per_node",
+                    "placement = \"nodes\" needs the node shape: give nodes and gpus_per_node, or node_groups",
+                );
+            }
+            _ => (gpus, 1),
+        };
+        if c.partitions.len() > 1 {
+            return bad("campus.node_groups", "several partitions need node_groups saying which nodes each one has");
+        }
+        return Ok(vec![NodeGroup {
+            name: "nodes".into(),
+            nodes,
+            gpus_per_node: per_node,
+            gpu_type: c.gpu_type.clone(),
+            vram_gb,
+            partition: 0,
+        }]);
+    }
+    unique("campus.node_groups", c.node_groups.iter().map(|g| g.name.as_str()))?;
+    let mut out = Vec::new();
+    for (i, g) in c.node_groups.iter().enumerate() {
+        let k = format!("campus.node_groups[{i}]");
+        if g.nodes == 0 || g.gpus_per_node == 0 {
+            return bad(format!("{k}.nodes"), "nodes and gpus_per_node must be at least 1");
+        }
+        if g.gpus_per_node > 1024 {
+            return bad(format!("{k}.gpus_per_node"), format!("{} is not allowed; at most 1024", g.gpus_per_node));
+        }
+        let partition = match &g.partition {
+            None => 0,
+            Some(name) => partitions.iter().position(|p| &p.name == name).ok_or_else(|| Invalid {
+                key: format!("{k}.partition"),
+                message: format!(
+                    "no partition is named '{name}'; the partitions are: {}",
+                    names(partitions.iter().map(|p| p.name.as_str()))
+                ),
+            })?,
+        };
+        if let Some(cpus) = g.cpus
+            && cpus == 0
+        {
+            return bad(format!("{k}.cpus"), "0 is not allowed; give the CPU cores per node or leave it out");
+        }
+        if let Some(m) = g.memory_gb {
+            positive(&format!("{k}.memory_gb"), m)?;
+        }
+        out.push(NodeGroup {
+            name: g.name.clone(),
+            nodes: g.nodes,
+            gpus_per_node: g.gpus_per_node,
+            gpu_type: g.gpu_type.clone(),
+            vram_gb: positive(&format!("{k}.vram_gb"), g.vram_gb)?,
+            partition: partition as u16,
+        });
+    }
+    Ok(out)
+}
+
+/// Fills each partition's GPU count, largest node and memory from its node groups.
+fn with_nodes(mut partitions: Vec<Partition>, groups: &[NodeGroup]) -> Vec<Partition> {
+    for g in groups {
+        let p = &mut partitions[usize::from(g.partition)];
+        p.gpus = p.gpus.saturating_add(g.nodes.saturating_mul(g.gpus_per_node));
+        p.max_gpus_per_node = p.max_gpus_per_node.max(g.gpus_per_node);
+        p.vram_gb = p.vram_gb.max(g.vram_gb);
+    }
+    partitions
+}
+
+/// The accounts: those listed, then "others" (background classes without an account and
+/// a trace's jobs) and the group's account when they are not listed. The group's GPU
+/// limit may come from `campus.group_gpu_limit` or from its account, not both.
+fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
+    let c = &raw.campus;
+    unique("campus.accounts", c.accounts.iter().map(|a| a.name.as_str()))?;
+    let mut out = Vec::new();
+    for (i, a) in c.accounts.iter().enumerate() {
+        let k = format!("campus.accounts[{i}]");
+        let fairshare = positive(&format!("{k}.fairshare"), a.fairshare)?;
+        for (name, v) in [("gpu_limit", a.gpu_limit), ("max_jobs", a.max_jobs), ("max_submit", a.max_submit)] {
+            if v == Some(0) {
+                return bad(format!("{k}.{name}"), "0 is not allowed: the account could never run a job (leave it out for no limit)");
+            }
+        }
+        out.push(Account {
+            name: a.name.clone(),
+            fairshare,
+            gpu_limit: a.gpu_limit,
+            max_jobs: a.max_jobs,
+            max_submit: a.max_submit,
+        });
+    }
+    if !out.iter().any(|a| a.name == OTHERS_ACCOUNT) {
+        out.push(Account { name: OTHERS_ACCOUNT.into(), fairshare: 1.0, gpu_limit: None, max_jobs: None, max_submit: None });
+    }
+    let group_name = raw.workload.account.clone().unwrap_or_else(|| GROUP_ACCOUNT.into());
+    let group = match out.iter().position(|a| a.name == group_name) {
+        Some(i) => {
+            if c.group_gpu_limit.is_some() && out[i].gpu_limit.is_some() && c.group_gpu_limit != out[i].gpu_limit {
+                return bad(
+                    "campus.group_gpu_limit",
+                    format!("the group's account '{group_name}' gives another gpu_limit; give the limit in one place"),
+                );
+            }
+            out[i].gpu_limit = out[i].gpu_limit.or(c.group_gpu_limit);
+            i
+        }
+        None => {
+            out.push(Account {
+                name: group_name,
+                fairshare: 1.0,
+                gpu_limit: c.group_gpu_limit,
+                max_jobs: None,
+                max_submit: None,
+            });
+            out.len() - 1
+        }
+    };
+    if out.len() > usize::from(u16::MAX) {
+        return bad("campus.accounts", "too many accounts");
+    }
+    Ok((out, group as u16))
+}
+
 /// A job class; with `by_share`, `rate_per_sec` temporarily holds the load share.
-fn job_class(key: &str, c: &RawJobClass, by_share: bool) -> Result<JobClass> {
+fn job_class(key: &str, c: &RawJobClass, by_share: bool, campus: &Campus, group: bool) -> Result<JobClass> {
     let rate_per_sec = if by_share {
         if c.jobs_per_week.is_some() {
             return bad(
@@ -473,6 +751,7 @@ fn job_class(key: &str, c: &RawJobClass, by_share: bool) -> Result<JobClass> {
     if runtime_hours.mean() <= 0.0 {
         return bad(format!("{key}.runtime_hours"), "the mean runtime must be positive");
     }
+    let (account, partition, nodes, gpus_per_node) = slurm_request(key, c, &gpus, campus, group)?;
     Ok(JobClass {
         name: c.name.clone(),
         rate_per_sec,
@@ -498,7 +777,72 @@ fn job_class(key: &str, c: &RawJobClass, by_share: bool) -> Result<JobClass> {
             "the walltime request is at least the true runtime: factors must be ≥ 1",
         )?,
         kind: c.kind,
+        account,
+        partition,
+        nodes,
+        gpus_per_node,
     })
+}
+
+/// A class's account, partition and node shape, checked against the campus.
+fn slurm_request(key: &str, c: &RawJobClass, gpus: &Sampler, campus: &Campus, group: bool) -> Result<(u16, u16, u16, u16)> {
+    let account = match (&c.account, group) {
+        (Some(_), true) => {
+            return bad(format!("{key}.account"), "the group's classes use workload.account; leave account out here");
+        }
+        (None, true) => campus.group_account,
+        (None, false) => campus.accounts.iter().position(|a| a.name == OTHERS_ACCOUNT).expect("always present") as u16,
+        (Some(name), false) => match campus.accounts.iter().position(|a| &a.name == name) {
+            Some(i) if i == usize::from(campus.group_account) => {
+                return bad(format!("{key}.account"), format!("'{name}' is the group's own account; other groups need their own"));
+            }
+            Some(i) => i as u16,
+            None => {
+                return bad(
+                    format!("{key}.account"),
+                    format!(
+                        "no account is named '{name}'; list it under [[campus.accounts]] (the accounts are: {})",
+                        names(campus.accounts.iter().map(|a| a.name.as_str()))
+                    ),
+                );
+            }
+        },
+    };
+    let partition = match &c.partition {
+        None => 0,
+        Some(name) => campus.partitions.iter().position(|p| &p.name == name).ok_or_else(|| Invalid {
+            key: format!("{key}.partition"),
+            message: format!(
+                "no partition is named '{name}'; the partitions are: {}",
+                names(campus.partitions.iter().map(|p| p.name.as_str()))
+            ),
+        })? as u16,
+    };
+    let (nodes, per_node) = match (c.nodes, c.gpus_per_node) {
+        (None, None) => (0, 0),
+        (Some(n), Some(g)) if n >= 1 && g >= 1 => {
+            if campus.placement == Placement::Pool {
+                return bad(format!("{key}.nodes"), "a node shape needs campus.placement = \"nodes\"");
+            }
+            let (lo, hi) = gpus.support();
+            if lo != hi || lo != f64::from(n) * f64::from(g) {
+                return bad(
+                    format!("{key}.gpus"),
+                    format!("with nodes = {n} and gpus_per_node = {g}, gpus must be their product, {}", n * g),
+                );
+            }
+            let p = campus.partition(partition);
+            if g > p.max_gpus_per_node {
+                return bad(
+                    format!("{key}.gpus_per_node"),
+                    format!("{g} GPUs per node do not fit partition '{}', whose nodes have {}", p.name, p.max_gpus_per_node),
+                );
+            }
+            (u16::try_from(n).unwrap_or(u16::MAX), g as u16)
+        }
+        _ => return bad(format!("{key}.nodes"), "give both nodes and gpus_per_node (each ≥ 1), or neither"),
+    };
+    Ok((account, partition, nodes, per_node))
 }
 
 /// Parses `YYYY-MM-DD` or a recurring `MM-DD`.

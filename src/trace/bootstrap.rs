@@ -269,6 +269,10 @@ mod tests {
             data_gb: 0.0,
             deadline: NO_DEADLINE,
             kind: Default::default(),
+            account: crate::workload::OTHERS,
+            partition: 0,
+            nodes: 0,
+            gpus_per_node: 0,
         }
     }
 

@@ -144,6 +144,10 @@ pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
             data_gb: 0.0,
             deadline: NO_DEADLINE,
             kind: Default::default(),
+            account: crate::workload::OTHERS,
+            partition: 0,
+            nodes: 0,
+            gpus_per_node: 0,
         });
         out.recorded_wait.push(wait);
         out.source.push(index);

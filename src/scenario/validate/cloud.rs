@@ -324,9 +324,16 @@ pub(super) fn check_every_class_can_run(
     for (ci, c) in classes.iter().enumerate() {
         let gpus = c.gpus.support().1;
         let vram = c.vram_gb.support().1;
-        let campus_fits = gpus <= campus.gpus as f64
+        // Under node placement a class must fit its partition: its GPUs (as whole nodes
+        // beyond one node) and their memory.
+        let part = campus.partition(c.partition);
+        let (room, memory) = match campus.placement {
+            crate::scenario::raw::Placement::Pool => (campus.gpus, campus.vram_gb),
+            crate::scenario::raw::Placement::Nodes => (part.gpus, part.vram_gb),
+        };
+        let campus_fits = gpus <= room as f64
             && gpus <= campus.group_gpu_limit.unwrap_or(u32::MAX) as f64
-            && vram <= campus.vram_gb;
+            && vram <= memory;
         let offer_fits = |o: usize| gpus <= offers[o].capacity.unwrap_or(u32::MAX) as f64 && vram <= offers[o].vram_gb;
         let places = crate::policy::places(p);
         let ok = places.iter().any(|t| match t {
@@ -345,8 +352,8 @@ pub(super) fn check_every_class_can_run(
                      campus has {} GPUs of {} GB{}, so shrink the class, raise the limits, or add an offer that fits",
                     raw[ci].name,
                     p.name,
-                    campus.gpus,
-                    campus.vram_gb,
+                    room,
+                    memory,
                     campus.group_gpu_limit.map(|l| format!(" and a group limit of {l}")).unwrap_or_default()
                 ),
             );

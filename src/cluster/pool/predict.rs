@@ -5,10 +5,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::Cluster;
+use super::PoolCluster;
 use crate::units::SimTime;
 
-impl Cluster {
+impl PoolCluster {
     /// Predicted start of a new job with `gpus` and `walltime` if it were submitted now,
     /// from the scheduler's own view, as `squeue --start` gives it: running jobs end at
     /// their walltime requests, waiting jobs start in queue order, and no job overlaps a
@@ -96,12 +96,12 @@ fn merge_by_seq<'a>(mut streams: Vec<Box<dyn Iterator<Item = Ahead> + 'a>>) -> i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::tests::{campus, q};
+    use crate::cluster::pool::tests::{campus, q};
     use crate::scenario::raw::SchedulerKind;
 
     #[test]
     fn predicted_start_follows_walltime_ends_in_queue_order() {
-        let mut c = Cluster::new(&campus(4, SchedulerKind::Fcfs));
+        let mut c = PoolCluster::new(&campus(4, SchedulerKind::Fcfs));
         let mut s = Vec::new();
         c.enqueue(q(0, 4, 100, false));
         c.schedule(0, &mut s);
@@ -151,7 +151,7 @@ mod tests {
             (seed >> 33) % n
         };
         for trial in 0..300 {
-            let mut c = Cluster::new(&campus(
+            let mut c = PoolCluster::new(&campus(
                 16,
                 if trial % 2 == 0 { SchedulerKind::Fcfs } else { SchedulerKind::EasyBackfill },
             ));
@@ -194,7 +194,7 @@ mod tests {
         // Two GPUs, busy until 5. Queued in this order, across two background lanes and
         // the group queue: bg 2 GPUs × 100 s, bg 1 × 10, group 2 × 50, bg 1 × 1000. In
         // submission order they start at 5, 105, 115 and 165; a new 2-GPU job at 1165.
-        let mut c = Cluster::new(&campus(2, SchedulerKind::Fcfs));
+        let mut c = PoolCluster::new(&campus(2, SchedulerKind::Fcfs));
         let mut s = Vec::new();
         c.enqueue(q(0, 2, 5, false));
         c.schedule(0, &mut s);

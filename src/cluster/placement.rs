@@ -1,0 +1,213 @@
+//! Nodes and where a job's GPUs go, as Slurm's `select/cons_tres` places whole-GPU
+//! requests:
+//!
+//! - a job of k ≤ G GPUs (G = GPUs per node of its partition's largest nodes) runs on one
+//!   node, chosen by **best fit**: the fitting node with the fewest free GPUs (ties: the
+//!   lowest node index), which keeps whole nodes free for large jobs;
+//! - a larger job takes ⌈k / G⌉ **whole nodes** (as with `--exclusive`: every GPU of those
+//!   nodes is allocated to it);
+//! - a job that asks for a shape (`--nodes=n --gres=gpu:g`) gets n distinct nodes with g
+//!   free GPUs each, best fit first.
+//!
+//! Free GPUs per partition are indexed by `(free, node)` in a B-tree, so best fit is one
+//! range query (O(log N)).
+
+use std::collections::BTreeSet;
+
+use crate::scenario::NodeGroup;
+
+/// One node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// GPUs.
+    pub gpus: u32,
+    /// Free GPUs now.
+    pub free: u32,
+    /// Partition (index).
+    pub partition: u16,
+}
+
+/// What a job asks of the nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// k GPUs on one node.
+    OneNode(u32),
+    /// n whole nodes.
+    Whole(u32),
+    /// n distinct nodes with g GPUs each.
+    Exact(u32, u32),
+}
+
+impl Shape {
+    /// The shape of a request for `gpus` GPUs (optionally `nodes` × `per_node`, 0 = not
+    /// given) in a partition whose largest nodes have `max_per_node` GPUs.
+    pub fn of(gpus: u32, nodes: u16, per_node: u16, max_per_node: u32) -> Shape {
+        if nodes > 0 && per_node > 0 {
+            if nodes == 1 {
+                return Shape::OneNode(u32::from(per_node));
+            }
+            return Shape::Exact(u32::from(nodes), u32::from(per_node));
+        }
+        if gpus <= max_per_node.max(1) {
+            Shape::OneNode(gpus)
+        } else {
+            Shape::Whole(gpus.div_ceil(max_per_node.max(1)))
+        }
+    }
+
+    /// Nodes the shape needs.
+    pub fn nodes(self) -> u32 {
+        match self {
+            Shape::OneNode(_) => 1,
+            Shape::Whole(n) | Shape::Exact(n, _) => n,
+        }
+    }
+}
+
+/// GPUs taken on each node: `(node, gpus)`.
+pub type Allocation = Vec<(u32, u32)>;
+
+/// The cluster's nodes and their free GPUs.
+#[derive(Clone, Debug)]
+pub struct Nodes {
+    /// Every node.
+    pub nodes: Vec<Node>,
+    /// Per partition: `(free GPUs, node)` of its nodes.
+    by_free: Vec<BTreeSet<(u32, u32)>>,
+    /// Per partition: free GPUs in all its nodes.
+    free: Vec<u32>,
+}
+
+impl Nodes {
+    /// Idle nodes for the node groups, over `partitions` partitions.
+    pub fn new(groups: &[NodeGroup], partitions: usize) -> Nodes {
+        let mut nodes = Vec::new();
+        for g in groups {
+            for _ in 0..g.nodes {
+                nodes.push(Node { gpus: g.gpus_per_node, free: g.gpus_per_node, partition: g.partition });
+            }
+        }
+        let mut by_free = vec![BTreeSet::new(); partitions];
+        let mut free = vec![0; partitions];
+        for (i, n) in nodes.iter().enumerate() {
+            by_free[usize::from(n.partition)].insert((n.free, i as u32));
+            free[usize::from(n.partition)] += n.free;
+        }
+        Nodes { nodes, by_free, free }
+    }
+
+    /// Free GPUs in a partition now.
+    pub fn free_in(&self, partition: u16) -> u32 {
+        self.free[usize::from(partition)]
+    }
+
+    /// The nodes of a partition (indices, ascending).
+    pub fn of_partition(&self, partition: u16) -> impl Iterator<Item = u32> + '_ {
+        self.nodes.iter().enumerate().filter(move |(_, n)| n.partition == partition).map(|(i, _)| i as u32)
+    }
+
+    /// Where the job would go now (best fit), or `None` if it does not fit now.
+    pub fn place(&self, partition: u16, shape: Shape) -> Option<Allocation> {
+        let set = &self.by_free[usize::from(partition)];
+        match shape {
+            Shape::OneNode(k) => set.range((k, 0)..).next().map(|&(_, n)| vec![(n, k)]),
+            Shape::Exact(n, g) => {
+                let picked: Allocation = set.range((g, 0)..).take(n as usize).map(|&(_, node)| (node, g)).collect();
+                (picked.len() == n as usize).then_some(picked)
+            }
+            Shape::Whole(n) => {
+                let mut picked: Allocation = set
+                    .iter()
+                    .filter(|&&(free, node)| free == self.nodes[node as usize].gpus)
+                    .take(n as usize)
+                    .map(|&(free, node)| (node, free))
+                    .collect();
+                picked.sort_unstable();
+                (picked.len() == n as usize).then_some(picked)
+            }
+        }
+    }
+
+    /// Whether the shape could ever fit the partition (all its nodes idle).
+    pub fn could_ever_fit(&self, partition: u16, shape: Shape) -> bool {
+        let sizes = self.nodes.iter().filter(|n| n.partition == partition).map(|n| n.gpus);
+        match shape {
+            Shape::OneNode(k) => sizes.into_iter().any(|g| g >= k),
+            Shape::Exact(n, g) => sizes.filter(|&s| s >= g).count() >= n as usize,
+            Shape::Whole(n) => sizes.count() >= n as usize,
+        }
+    }
+
+    fn set_free(&mut self, node: u32, free: u32) {
+        let n = &mut self.nodes[node as usize];
+        let p = usize::from(n.partition);
+        let removed = self.by_free[p].remove(&(n.free, node));
+        debug_assert!(removed, "invariant: every node is indexed by its free GPUs");
+        self.free[p] = self.free[p] - n.free + free;
+        n.free = free;
+        self.by_free[p].insert((free, node));
+    }
+
+    /// Takes an allocation's GPUs.
+    pub fn take(&mut self, a: &Allocation) {
+        for &(node, g) in a {
+            let free = self.nodes[node as usize].free;
+            debug_assert!(g <= free, "invariant: GPUs in use never exceed a node's GPUs");
+            self.set_free(node, free - g);
+        }
+    }
+
+    /// Gives an allocation's GPUs back.
+    pub fn give_back(&mut self, a: &Allocation) {
+        for &(node, g) in a {
+            let n = self.nodes[node as usize];
+            debug_assert!(n.free + g <= n.gpus, "invariant: a node never has more free GPUs than it has");
+            self.set_free(node, n.free + g);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nodes(n: u32, g: u32) -> Nodes {
+        let group = NodeGroup {
+            name: "t".into(),
+            nodes: n,
+            gpus_per_node: g,
+            gpu_type: "t".into(),
+            vram_gb: 80.0,
+            partition: 0,
+        };
+        Nodes::new(&[group], 1)
+    }
+
+    #[test]
+    fn eight_free_gpus_on_eight_nodes_do_not_start_an_eight_gpu_job() {
+        let mut c = nodes(8, 8);
+        for i in 0..8 {
+            c.take(&vec![(i, 7)]);
+        }
+        assert_eq!(c.free_in(0), 8);
+        assert_eq!(c.place(0, Shape::of(8, 0, 0, 8)), None, "fragmentation: no node has 8 free");
+        assert_eq!(c.place(0, Shape::of(1, 0, 0, 8)), Some(vec![(0, 1)]));
+    }
+
+    #[test]
+    fn best_fit_picks_the_fitting_node_with_the_fewest_free_gpus() {
+        let mut c = nodes(3, 8);
+        c.take(&vec![(0, 2)]); // node 0: 6 free
+        c.take(&vec![(1, 5)]); // node 1: 3 free
+        // node 2: 8 free
+        assert_eq!(c.place(0, Shape::OneNode(2)), Some(vec![(1, 2)]), "3 free is the tightest fit for 2");
+        assert_eq!(c.place(0, Shape::OneNode(4)), Some(vec![(0, 4)]));
+        assert_eq!(c.place(0, Shape::OneNode(7)), Some(vec![(2, 7)]));
+        // A 12-GPU job takes two whole nodes: only node 2 is whole.
+        assert_eq!(c.place(0, Shape::of(12, 0, 0, 8)), None);
+        c.give_back(&vec![(0, 2)]);
+        assert_eq!(c.place(0, Shape::of(12, 0, 0, 8)), Some(vec![(0, 8), (2, 8)]));
+        // A shape of 2 nodes × 3 GPUs: the two tightest fits.
+        assert_eq!(c.place(0, Shape::Exact(2, 3)), Some(vec![(1, 3), (0, 3)]));
+    }
+}

@@ -1,0 +1,414 @@
+//! The backfill plan: the one place that computes future starts.
+//!
+//! A plan is what Slurm's `sched/backfill` builds each pass: from the running jobs'
+//! walltime ends it knows, per node, how many GPUs are free at every future time, and per
+//! account how many GPUs and jobs it holds. Jobs are then taken in priority order; each
+//! gets the **earliest start** at which its shape fits on nodes of its partition for its
+//! whole walltime request, its account's `GrpTRES`/`MaxJobs` allow it, and it does not
+//! cross a maintenance window; the plan then **reserves** those GPUs from that time, so
+//! every later (lower-priority) job is planned around it. A job whose earliest start is
+//! now is started; no job can start now in a way that delays the reservation of any job
+//! planned before it.
+//!
+//! The scheduler's backfill pass and the wait forecast that policies read (what
+//! `squeue --start` shows) both walk the queue through this plan; they differ only in
+//! which jobs they walk (see `nodes.rs`).
+//!
+//! Representation: per node a step function of free GPUs, `(from time, free)` pieces
+//! starting at `now`; per account a step function of GPUs and of running jobs. A query
+//! scans the steps once (O(steps)); a reservation splits at most two pieces per node.
+
+use super::placement::{Allocation, Node, Shape};
+use crate::units::SimTime;
+
+/// A step function `(from, value)` with the first piece at the plan's start.
+type Steps = Vec<(SimTime, i64)>;
+
+/// The value at `t`.
+fn value_at(steps: &Steps, t: SimTime) -> i64 {
+    let i = steps.partition_point(|&(from, _)| from <= t);
+    steps[i.saturating_sub(1)].1
+}
+
+/// The earliest `t ≥ from` such that the steps stay ≥ `need` on `[t, t + len)`.
+fn earliest_at_least(steps: &Steps, need: i64, len: SimTime, from: SimTime) -> Option<SimTime> {
+    let mut i = steps.partition_point(|&(f, _)| f <= from).saturating_sub(1);
+    let mut start = from;
+    loop {
+        // Advance to a piece where the value suffices.
+        while steps[i].1 < need {
+            i += 1;
+            if i == steps.len() {
+                return None;
+            }
+            start = steps[i].0;
+        }
+        // Check the pieces covering [start, start + len).
+        let end = start.saturating_add(len);
+        let mut j = i + 1;
+        loop {
+            if j == steps.len() || steps[j].0 >= end {
+                return Some(start);
+            }
+            if steps[j].1 < need {
+                break;
+            }
+            j += 1;
+        }
+        i = j;
+        start = steps[j].0;
+    }
+}
+
+/// Adds `delta` to the steps on `[a, b)`.
+fn add(steps: &mut Steps, a: SimTime, b: SimTime, delta: i64) {
+    if b <= a {
+        return;
+    }
+    for cut in [a, b] {
+        let i = steps.partition_point(|&(f, _)| f <= cut);
+        if steps[i - 1].0 != cut {
+            let v = steps[i - 1].1;
+            steps.insert(i, (cut, v));
+        }
+    }
+    for s in steps.iter_mut().filter(|s| s.0 >= a && s.0 < b) {
+        s.1 += delta;
+    }
+}
+
+/// What one job asks of the plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Ask {
+    /// Partition.
+    pub partition: u16,
+    /// Node shape.
+    pub shape: Shape,
+    /// Walltime request.
+    pub walltime: SimTime,
+    /// Account.
+    pub account: u16,
+    /// GPUs counted against the account's limit.
+    pub gpus: u32,
+}
+
+/// A running job as the plan sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Held {
+    /// Walltime end.
+    pub end: SimTime,
+    /// Account.
+    pub account: u16,
+    /// GPUs it holds (for the account's limit).
+    pub gpus: u32,
+}
+
+/// The plan of one pass.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    now: SimTime,
+    /// Latest start the plan considers.
+    horizon: SimTime,
+    nodes: Vec<Node>,
+    free: Vec<Steps>,
+    account_gpus: Vec<Steps>,
+    account_jobs: Vec<Steps>,
+    caps: Vec<(Option<u32>, Option<u32>)>,
+    maintenance: Vec<(SimTime, SimTime)>,
+    /// Nodes of each partition.
+    by_partition: Vec<Vec<u32>>,
+}
+
+impl Plan {
+    /// The plan at `now`: nodes with their free GPUs now, the running jobs' releases per
+    /// node (`(node, walltime end, gpus)`), the accounts' use now and running jobs, and
+    /// their caps. Starts later than `horizon` are not planned.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        now: SimTime,
+        horizon: SimTime,
+        nodes: &[Node],
+        releases: impl Iterator<Item = (u32, SimTime, u32)>,
+        running: impl Iterator<Item = Held>,
+        caps: Vec<(Option<u32>, Option<u32>)>,
+        maintenance: &[(SimTime, SimTime)],
+        partitions: usize,
+    ) -> Plan {
+        let mut per_node: Vec<Vec<(SimTime, u32)>> = vec![Vec::new(); nodes.len()];
+        for (n, end, g) in releases {
+            per_node[n as usize].push((end.max(now), g));
+        }
+        let free = nodes
+            .iter()
+            .zip(per_node)
+            .map(|(node, mut rel)| {
+                rel.sort_unstable();
+                let mut steps: Steps = vec![(now, i64::from(node.free))];
+                let mut v = i64::from(node.free);
+                for (t, g) in rel {
+                    v += i64::from(g);
+                    match steps.last_mut() {
+                        Some(last) if last.0 == t => last.1 = v,
+                        _ => steps.push((t, v)),
+                    }
+                }
+                steps
+            })
+            .collect();
+        let accounts = caps.len();
+        let mut gpu_rel: Vec<Vec<(SimTime, u32)>> = vec![Vec::new(); accounts];
+        let mut now_gpus = vec![0i64; accounts];
+        let mut now_jobs = vec![0i64; accounts];
+        for h in running {
+            let a = usize::from(h.account);
+            gpu_rel[a].push((h.end.max(now), h.gpus));
+            now_gpus[a] += i64::from(h.gpus);
+            now_jobs[a] += 1;
+        }
+        let mut account_gpus = Vec::with_capacity(accounts);
+        let mut account_jobs = Vec::with_capacity(accounts);
+        for (a, mut rel) in gpu_rel.into_iter().enumerate() {
+            rel.sort_unstable();
+            let (mut g, mut j) = (now_gpus[a], now_jobs[a]);
+            let mut gs: Steps = vec![(now, g)];
+            let mut js: Steps = vec![(now, j)];
+            for (t, gpus) in rel {
+                g -= i64::from(gpus);
+                j -= 1;
+                if gs.last().is_some_and(|l| l.0 == t) {
+                    gs.last_mut().expect("non-empty").1 = g;
+                    js.last_mut().expect("non-empty").1 = j;
+                } else {
+                    gs.push((t, g));
+                    js.push((t, j));
+                }
+            }
+            account_gpus.push(gs);
+            account_jobs.push(js);
+        }
+        let mut by_partition = vec![Vec::new(); partitions];
+        for (i, n) in nodes.iter().enumerate() {
+            by_partition[usize::from(n.partition)].push(i as u32);
+        }
+        Plan {
+            now,
+            horizon,
+            nodes: nodes.to_vec(),
+            free,
+            account_gpus,
+            account_jobs,
+            caps,
+            maintenance: maintenance.to_vec(),
+            by_partition,
+        }
+    }
+
+    /// Free GPUs of a node at the plan's start (after the reservations made so far).
+    pub fn free_now(&self, node: u32) -> u32 {
+        value_at(&self.free[node as usize], self.now).max(0) as u32
+    }
+
+    /// Whether any node of a partition has a free GPU now (in the plan).
+    pub fn any_free_now(&self, partition: u16) -> bool {
+        self.by_partition[usize::from(partition)].iter().any(|&n| self.free_now(n) > 0)
+    }
+
+    /// The earliest time ≥ `from` at which the nodes can hold the job, with where.
+    fn nodes_from(&self, ask: &Ask, from: SimTime) -> Option<(SimTime, Allocation)> {
+        let nodes = &self.by_partition[usize::from(ask.partition)];
+        let w = ask.walltime;
+        match ask.shape {
+            Shape::OneNode(k) => {
+                // Earliest over nodes; ties: best fit (fewest free then), then lowest index.
+                let mut best: Option<(SimTime, i64, u32)> = None;
+                for &n in nodes {
+                    if self.nodes[n as usize].gpus < k {
+                        continue;
+                    }
+                    let steps = &self.free[n as usize];
+                    if let Some(t) = earliest_at_least(steps, i64::from(k), w, from) {
+                        let key = (t, value_at(steps, t), n);
+                        if best.is_none_or(|b| key < b) {
+                            best = Some(key);
+                        }
+                    }
+                }
+                best.map(|(t, _, n)| (t, vec![(n, k)]))
+            }
+            Shape::Exact(count, _) | Shape::Whole(count) if count > 0 => {
+                let per = |n: u32| if let Shape::Exact(_, g) = ask.shape { g } else { self.nodes[n as usize].gpus };
+                // Candidate times: `from` and every change after it, in order.
+                let mut times: Vec<SimTime> = nodes
+                    .iter()
+                    .flat_map(|&n| self.free[n as usize].iter().map(|s| s.0))
+                    .filter(|&t| t > from)
+                    .collect();
+                times.push(from);
+                times.sort_unstable();
+                times.dedup();
+                for t in times {
+                    let mut fit: Vec<(i64, u32)> = nodes
+                        .iter()
+                        .filter(|&&n| {
+                            let need = i64::from(per(n));
+                            self.nodes[n as usize].gpus >= per(n)
+                                && earliest_at_least(&self.free[n as usize], need, w, t) == Some(t)
+                        })
+                        .map(|&n| (value_at(&self.free[n as usize], t), n))
+                        .collect();
+                    if fit.len() >= count as usize {
+                        fit.sort_unstable();
+                        let mut a: Allocation = fit[..count as usize].iter().map(|&(_, n)| (n, per(n))).collect();
+                        a.sort_unstable();
+                        return Some((t, a));
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// The earliest time ≥ `from` at which the account's limits allow the job.
+    fn account_from(&self, ask: &Ask, from: SimTime) -> Option<SimTime> {
+        let a = usize::from(ask.account);
+        let (gpu_cap, job_cap) = self.caps[a];
+        let mut t = from;
+        for _ in 0..64 {
+            let mut next = t;
+            if let Some(cap) = gpu_cap {
+                // used + gpus ≤ cap ⇔ −used ≥ gpus − cap
+                let neg: Steps = self.account_gpus[a].iter().map(|&(f, v)| (f, -v)).collect();
+                next = next.max(earliest_at_least(&neg, i64::from(ask.gpus) - i64::from(cap), ask.walltime, t)?);
+            }
+            if let Some(cap) = job_cap {
+                let neg: Steps = self.account_jobs[a].iter().map(|&(f, v)| (f, -v)).collect();
+                next = next.max(earliest_at_least(&neg, 1 - i64::from(cap), ask.walltime, next)?);
+            }
+            if next == t {
+                return Some(t);
+            }
+            t = next;
+        }
+        None
+    }
+
+    /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window.
+    fn maintenance_from(&self, w: SimTime, from: SimTime) -> SimTime {
+        let mut t = from;
+        for &(a, b) in &self.maintenance {
+            if b <= t {
+                continue;
+            }
+            if a <= t || t.saturating_add(w) > a {
+                t = b;
+            } else {
+                break;
+            }
+        }
+        t
+    }
+
+    /// The earliest start of a job in this plan and where, or `None` when it cannot start
+    /// before the plan's horizon.
+    pub fn earliest(&self, ask: &Ask) -> Option<(SimTime, Allocation)> {
+        let mut from = self.now;
+        for _ in 0..256 {
+            let from_m = self.maintenance_from(ask.walltime, from);
+            let (t, alloc) = self.nodes_from(ask, from_m)?;
+            if t > self.horizon {
+                return None;
+            }
+            let t_acc = self.account_from(ask, t)?;
+            let t_m = self.maintenance_from(ask.walltime, t_acc);
+            if t_m == t {
+                return Some((t, alloc));
+            }
+            from = t_m;
+        }
+        None
+    }
+
+    /// Reserves an allocation for a job from `t` for its walltime.
+    pub fn reserve(&mut self, t: SimTime, alloc: &Allocation, ask: &Ask) {
+        let end = t.saturating_add(ask.walltime);
+        for &(n, g) in alloc {
+            add(&mut self.free[n as usize], t, end, -i64::from(g));
+        }
+        let a = usize::from(ask.account);
+        add(&mut self.account_gpus[a], t, end, i64::from(ask.gpus));
+        add(&mut self.account_jobs[a], t, end, 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earliest_at_least_finds_the_first_long_enough_gap() {
+        let steps: Steps = vec![(0, 1), (10, 4), (20, 2), (30, 8)];
+        assert_eq!(earliest_at_least(&steps, 1, 100, 0), Some(0));
+        assert_eq!(earliest_at_least(&steps, 2, 5, 0), Some(10));
+        assert_eq!(earliest_at_least(&steps, 3, 5, 0), Some(10));
+        assert_eq!(earliest_at_least(&steps, 3, 15, 0), Some(30), "4 free on [10, 20) is too short");
+        assert_eq!(earliest_at_least(&steps, 9, 1, 0), None);
+        assert_eq!(earliest_at_least(&steps, 2, 5, 12), Some(12));
+    }
+
+    #[test]
+    fn adding_splits_pieces() {
+        let mut steps: Steps = vec![(0, 4)];
+        add(&mut steps, 5, 10, -3);
+        assert_eq!(steps, vec![(0, 4), (5, 1), (10, 4)]);
+        add(&mut steps, 7, 12, -1);
+        assert_eq!(steps, vec![(0, 4), (5, 1), (7, 0), (10, 3), (12, 4)]);
+        assert_eq!(value_at(&steps, 11), 3);
+    }
+
+    fn node(free: u32) -> Node {
+        Node { gpus: 8, free, partition: 0 }
+    }
+
+    fn ask(shape: Shape, walltime: SimTime) -> Ask {
+        Ask { partition: 0, shape, walltime, account: 0, gpus: 8, }
+    }
+
+    #[test]
+    fn a_reservation_for_a_whole_node_job_is_not_delayed_by_later_jobs() {
+        // Two 8-GPU nodes: node 0 has 4 GPUs busy until 100, node 1 2 busy until 50.
+        let nodes = [node(4), node(6)];
+        let rel = [(0u32, 100u64, 4u32), (1, 50, 2)];
+        let mut plan = Plan::new(0, 1000, &nodes, rel.iter().copied(), std::iter::empty(), vec![(None, None)], &[], 1);
+        let head = ask(Shape::OneNode(8), 200);
+        let (t, a) = plan.earliest(&head).unwrap();
+        assert_eq!((t, a.clone()), (50, vec![(1, 8)]), "node 1 is whole first, at 50");
+        plan.reserve(t, &a, &head);
+        // A 6-GPU job of 100 s would fit node 1 now only by delaying the head: it goes to
+        // node 0 at 100 instead; a 2-GPU job of 40 s ends before 50 and starts now on node 1.
+        let later = Ask { gpus: 6, ..ask(Shape::OneNode(6), 100) };
+        assert_eq!(plan.earliest(&later).unwrap(), (100, vec![(0, 6)]));
+        let short = Ask { gpus: 2, ..ask(Shape::OneNode(2), 40) };
+        let (t, a) = plan.earliest(&short).unwrap();
+        assert_eq!(t, 0);
+        assert_eq!(a, vec![(0, 2)], "best fit now: node 0 has 4 free, node 1 has 6");
+    }
+
+    #[test]
+    fn the_account_limit_delays_a_start_until_its_own_jobs_end() {
+        let nodes = [node(8), node(8)];
+        let running = [Held { end: 300, account: 0, gpus: 8 }];
+        let plan = Plan::new(0, 1000, &nodes, std::iter::empty(), running.iter().copied(), vec![(Some(12), None)], &[], 1);
+        // 8 GPUs held until 300, limit 12: a 8-GPU job waits for 300, a 4-GPU one starts now.
+        assert_eq!(plan.earliest(&Ask { gpus: 8, ..ask(Shape::OneNode(8), 10) }).unwrap().0, 300);
+        assert_eq!(plan.earliest(&Ask { gpus: 4, ..ask(Shape::OneNode(4), 10) }).unwrap().0, 0);
+    }
+
+    #[test]
+    fn maintenance_pushes_a_start_past_the_window() {
+        let nodes = [node(8)];
+        let plan = Plan::new(0, 1000, &nodes, std::iter::empty(), std::iter::empty(), vec![(None, None)], &[(50, 60)], 1);
+        assert_eq!(plan.earliest(&ask(Shape::OneNode(1), 40)).unwrap().0, 0);
+        assert_eq!(plan.earliest(&ask(Shape::OneNode(1), 51)).unwrap().0, 60);
+    }
+}
