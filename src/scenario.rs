@@ -225,6 +225,8 @@ pub struct Backfill {
     pub interval: SimTime,
     /// Jobs tested per pass (`bf_max_job_test`).
     pub max_job_test: u32,
+    /// Of those, how many get a reservation (the rest may only start now).
+    pub reservations: u32,
     /// Planning horizon (`bf_window`).
     pub window: SimTime,
 }

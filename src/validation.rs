@@ -183,6 +183,7 @@ impl Case {
                 multifactor: None,
                 bf_interval_seconds: None,
                 bf_max_job_test: None,
+                bf_reservations: None,
                 bf_window_hours: None,
                 node_groups: vec![],
                 partitions: vec![],

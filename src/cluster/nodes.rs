@@ -67,6 +67,7 @@ pub struct NodeCluster {
     scheduler: SchedulerKind,
     interval: SimTime,
     max_job_test: u32,
+    reservations: u32,
     window: SimTime,
     maintenance: Vec<(SimTime, SimTime)>,
     partition_factor: Vec<f64>,
@@ -97,6 +98,7 @@ impl NodeCluster {
             scheduler: campus.scheduler,
             interval: campus.backfill.interval.max(1),
             max_job_test: campus.backfill.max_job_test,
+            reservations: campus.backfill.reservations,
             window: campus.backfill.window,
             maintenance: campus.maintenance.clone(),
             partition_factor: campus.partitions.iter().map(|p| p.priority_factor).collect(),
@@ -164,7 +166,11 @@ impl NodeCluster {
         self.queue.insert(at, w);
         self.limits.submitted(w.req.account);
         self.dirty_main = true;
-        self.dirty_backfill = true;
+        // A new job changes what backfill can start only if it could start now itself:
+        // its reservation, were it to get one, would only restrict the others.
+        if self.nodes.place(w.req.partition, w.shape).is_some() {
+            self.dirty_backfill = true;
+        }
     }
 
     /// Submits a job at `now` (or defers it while its account is at `MaxSubmit`).
@@ -267,11 +273,10 @@ impl NodeCluster {
             w.priority =
                 self.prio.priority(now, w.since, w.q.gpus, w.req.account, self.partition_factor[usize::from(w.req.partition)]);
         }
-        self.queue.sort_by(|a, b| {
-            b.priority.total_cmp(&a.priority).then(a.seq.cmp(&b.seq))
-        });
+        self.queue.sort_by(|a, b| b.priority.total_cmp(&a.priority).then(a.seq.cmp(&b.seq)));
+        // A new order may let the main scheduler start a job; backfill runs again on the
+        // next change of capacity (a new order moves reservations but frees nothing).
         self.dirty_main = true;
-        self.dirty_backfill = true;
     }
 
     /// Runs the schedulers that are due at `now`; appends started jobs to `started`.
@@ -358,8 +363,21 @@ impl NodeCluster {
         if self.queue.is_empty() || self.busy == self.total {
             return;
         }
+        // A pass can only start jobs that fit the free GPUs now; when none of the jobs it
+        // would test does, it would only make reservations, which change nothing until
+        // the next pass recomputes them. Skip it (same starts, far less work).
+        let could_start = self
+            .queue
+            .iter()
+            .filter(|w| self.limits.hold(w.req.account, self.allocated_gpus(w)).is_none())
+            .take(self.max_job_test as usize)
+            .any(|w| !self.maintenance_blocks(now, w.q.walltime) && self.nodes.place(w.req.partition, w.shape).is_some());
+        if !could_start {
+            return;
+        }
+
         let mut plan = self.plan(now, now.saturating_add(self.window));
-        let mut tested = 0u32;
+        let (mut tested, mut reserved) = (0u32, 0u32);
         let mut i = 0;
         while i < self.queue.len() && tested < self.max_job_test {
             let w = self.queue[i];
@@ -369,17 +387,23 @@ impl NodeCluster {
             }
             tested += 1;
             let ask = self.ask(&w);
-            match plan.earliest(&ask) {
+            // The first `bf_reservations` jobs get their earliest start and a reservation;
+            // later ones are only tested for a start now that delays none of those.
+            let found = if reserved < self.reservations { plan.earliest(&ask) } else { plan.start_now(&ask) };
+            match found {
                 Some((t, alloc)) if t == now => {
                     plan.reserve(t, &alloc, &ask);
                     self.queue.remove(i);
                     self.start(now, &w, alloc, started);
-                    if self.busy == self.total {
+                    if self.busy == self.total || !plan.any_free_now_anywhere() {
                         return;
                     }
                     continue;
                 }
-                Some((t, alloc)) => plan.reserve(t, &alloc, &ask),
+                Some((t, alloc)) => {
+                    plan.reserve(t, &alloc, &ask);
+                    reserved += 1;
+                }
                 None => {}
             }
             i += 1;

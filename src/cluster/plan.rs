@@ -117,6 +117,9 @@ pub struct Plan {
     maintenance: Vec<(SimTime, SimTime)>,
     /// Nodes of each partition.
     by_partition: Vec<Vec<u32>>,
+    /// Nodes with free GPUs at the plan's start, and how many (kept as jobs start now):
+    /// only these can take a job now.
+    free_now: Vec<(u32, u32)>,
 }
 
 impl Plan {
@@ -190,7 +193,9 @@ impl Plan {
         for (i, n) in nodes.iter().enumerate() {
             by_partition[usize::from(n.partition)].push(i as u32);
         }
+        let free_now = nodes.iter().enumerate().filter(|(_, n)| n.free > 0).map(|(i, n)| (i as u32, n.free)).collect();
         Plan {
+            free_now,
             now,
             horizon,
             nodes: nodes.to_vec(),
@@ -206,6 +211,34 @@ impl Plan {
     /// Free GPUs of a node at the plan's start (after the reservations made so far).
     pub fn free_now(&self, node: u32) -> u32 {
         value_at(&self.free[node as usize], self.now).max(0) as u32
+    }
+
+    /// Whether any node has a free GPU now (in the plan).
+    pub fn any_free_now_anywhere(&self) -> bool {
+        !self.free_now.is_empty()
+    }
+
+    /// The job's start now and where, if it can start now without delaying any
+    /// reservation in the plan (a cheaper [`Plan::earliest`] for jobs that get no
+    /// reservation of their own).
+    pub fn start_now(&self, ask: &Ask) -> Option<(SimTime, Allocation)> {
+        if self.maintenance_from(ask.walltime, self.now) != self.now || self.account_from(ask, self.now)? != self.now {
+            return None;
+        }
+        match ask.shape {
+            Shape::OneNode(k) => self
+                .free_now
+                .iter()
+                .filter(|&&(n, free)| {
+                    free >= k
+                        && self.nodes[n as usize].partition == ask.partition
+                        && earliest_at_least(&self.free[n as usize], i64::from(k), ask.walltime, self.now)
+                            == Some(self.now)
+                })
+                .min_by_key(|&&(n, free)| (free, n))
+                .map(|&(n, _)| (self.now, vec![(n, k)])),
+            _ => self.nodes_from(ask, self.now).filter(|(t, _)| *t == self.now),
+        }
     }
 
     /// Whether any node of a partition has a free GPU now (in the plan).
@@ -334,6 +367,14 @@ impl Plan {
         let end = t.saturating_add(ask.walltime);
         for &(n, g) in alloc {
             add(&mut self.free[n as usize], t, end, -i64::from(g));
+            if t == self.now
+                && let Some(i) = self.free_now.iter().position(|f| f.0 == n)
+            {
+                self.free_now[i].1 -= g;
+                if self.free_now[i].1 == 0 {
+                    self.free_now.swap_remove(i);
+                }
+            }
         }
         let a = usize::from(ask.account);
         add(&mut self.account_gpus[a], t, end, i64::from(ask.gpus));

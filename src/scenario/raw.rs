@@ -133,6 +133,10 @@ pub struct RawCampus {
     /// Most queued jobs one backfill pass tests (Slurm `bf_max_job_test`; default 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_max_job_test: Option<u32>,
+    /// Of the jobs a backfill pass tests, how many get a reservation (default 16; Slurm
+    /// reserves for every tested job, i.e. `bf_max_job_test`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_reservations: Option<u32>,
     /// How far ahead backfill plans (Slurm `bf_window`; default the walltime limit, else 1 day).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_window_hours: Option<f64>,

@@ -22,6 +22,9 @@ use trace::trace_source;
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
 /// Most jobs one replication may submit (memory: about 130 bytes per job).
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
+/// Backfill reservations per pass by default (docs/ARCHITECTURE.md, "How many jobs get a
+/// reservation").
+pub const DEFAULT_BF_RESERVATIONS: u32 = 16;
 /// The account of background jobs that name none (and of a trace's jobs).
 pub const OTHERS_ACCOUNT: &str = "others";
 /// The group's account when `workload.account` is not given.
@@ -531,7 +534,12 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         node_groups,
         partitions,
         priority,
-        backfill: crate::scenario::Backfill { interval: interval.round() as SimTime, max_job_test, window },
+        backfill: crate::scenario::Backfill {
+            interval: interval.round() as SimTime,
+            max_job_test,
+            reservations: c.bf_reservations.unwrap_or(DEFAULT_BF_RESERVATIONS).min(max_job_test),
+            window,
+        },
         accounts,
         group_account,
         group_gpu_limit,
