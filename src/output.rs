@@ -4,6 +4,7 @@
 //! leaves a half-written file under a final name.
 
 pub mod csv;
+pub mod occupied;
 pub mod table;
 pub mod warnings;
 

@@ -73,9 +73,15 @@ pub struct RunArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
-    /// Output folder (default: output/<scenario name>/).
+    /// Output folder (default: output/<scenario name>/). With --shard: the folder that
+    /// collects every shard (default: output/<scenario name>/shards/); this shard writes
+    /// its own shard-INDEX-of-COUNT/ inside it.
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
+    /// Replace the results of another run in the output folder (without it, a folder
+    /// holding a different run's results is refused; the same run is simply redone).
+    #[arg(long)]
+    pub force: bool,
     /// Sequential stopping: add replications (at least 20, in growing batches) until each
     /// watched 95% CI is this narrow, for every policy, up to simulation.max_replications.
     /// A bare 0.05 or 5% means ±5% of the mean on total_cost_cny and wait_mean_h;
@@ -112,6 +118,9 @@ pub struct MergeArgs {
     /// Output folder (default: output/<scenario name>/).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
+    /// Replace the results of another run in the output folder.
+    #[arg(long)]
+    pub force: bool,
     /// No table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -171,9 +180,14 @@ pub struct SweepArgs {
     /// POLICY_A,POLICY_B: where along a one-parameter sweep their mean costs cross.
     #[arg(long)]
     pub break_even: Option<String>,
-    /// Continue an interrupted sweep in the same --out folder (finished points are kept).
-    #[arg(long)]
+    /// Continue an interrupted sweep in the same --out folder (finished points are kept;
+    /// the same sweep run again without it also reuses them).
+    #[arg(long, conflicts_with = "force")]
     pub resume: bool,
+    /// Replace a different sweep's results in the output folder (its points are removed
+    /// first); without it such a folder is refused.
+    #[arg(long, conflicts_with = "shard")]
+    pub force: bool,
     /// Run only points INDEX, INDEX+COUNT, … (a Slurm array task: --shard
     /// $SLURM_ARRAY_TASK_ID/N); all shards share --out, and a final `--resume` run
     /// assembles sweep.csv once every point is done.
