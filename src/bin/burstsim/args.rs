@@ -86,14 +86,16 @@ pub struct RunArgs {
     /// watched 95% CI is this narrow, for every policy, up to simulation.max_replications.
     /// A bare 0.05 or 5% means ±5% of the mean on total_cost_cny and wait_mean_h;
     /// METRIC=2% is relative, METRIC=0.1 absolute in the metric's unit (e.g.
-    /// wait_mean_h=0.1 for ±0.1 h). Repeatable (docs/STATISTICS.md).
+    /// wait_mean_h=0.1 for ±0.1 h; rates in percentage points: deadline_miss_rate=1pp).
+    /// Repeatable (docs/STATISTICS.md).
     #[arg(long, value_name = "[METRIC=]WIDTH")]
     pub ci_target: Vec<String>,
     /// No progress bar and no table; errors and warnings still go to stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// A requirement such as 'wait_p95_h<=2' (repeatable): report, per policy, the share
-    /// of simulated years that miss any of them, with an exact 95% CI (risk.csv).
+    /// A requirement such as 'wait_p95_h<=2' or 'deadline_miss_rate<=5%' (repeatable;
+    /// rates and shares in percent, with the % sign): report, per policy, the share of
+    /// simulated years that miss any of them, with an exact 95% CI (risk.csv).
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
     /// Run only shard INDEX/COUNT of the replications (INDEX, INDEX+COUNT, …) and write a
@@ -166,9 +168,9 @@ pub struct SweepArgs {
     /// cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny. Repeat for a grid (up to 3).
     #[arg(long = "param", short = 'p')]
     pub params: Vec<String>,
-    /// A requirement such as 'wait_p95_h<=24', 'deadline_miss_rate<=0.05' or
+    /// A requirement such as 'wait_p95_h<=24', 'deadline_miss_rate<=5%' or
     /// 'total_cost_cny<=50000' (repeatable): the cheapest point and policy whose 95% CI
-    /// meets all of them is recommended.
+    /// meets all of them is recommended. Rates and shares are in percent, with the % sign.
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
     /// Choose by risk across years instead of by the mean year: the cheapest setting whose
