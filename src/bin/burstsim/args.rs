@@ -109,6 +109,10 @@ pub struct RunArgs {
     /// share); classes.csv has them in any case.
     #[arg(long)]
     pub by_class: bool,
+    /// Write the CSV files as UTF-8 with a byte-order mark, so Excel (on Chinese Windows
+    /// too) shows Chinese names correctly; without it they are plain UTF-8.
+    #[arg(long)]
+    pub excel: bool,
 }
 
 /// `burstsim merge`.
@@ -129,6 +133,9 @@ pub struct MergeArgs {
     /// Do not draw charts/ and report.html (`burstsim plot DIR` draws them later).
     #[arg(long)]
     pub no_charts: bool,
+    /// Write the CSV files as UTF-8 with a byte-order mark, for Excel.
+    #[arg(long)]
+    pub excel: bool,
 }
 
 /// Table or CSV.
@@ -213,4 +220,7 @@ pub struct SweepArgs {
     /// Do not draw charts/ and report.html at the end (`burstsim plot DIR` draws them later).
     #[arg(long)]
     pub no_charts: bool,
+    /// Write sweep.csv and risk.csv as UTF-8 with a byte-order mark, for Excel.
+    #[arg(long)]
+    pub excel: bool,
 }

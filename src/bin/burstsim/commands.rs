@@ -163,12 +163,13 @@ fn run(a: RunArgs) -> Result<ExitCode> {
 
     let summaries = Summaries::new(&scenario, &results);
     let warns = warnings::collect(&scenario, &results, &stopping);
-    output::write_run(&out_dir, &scenario, &results, &summaries, &stopping, &warns)?;
+    let encoding = output::csv::Encoding::excel(a.excel);
+    output::write_run_encoded(&out_dir, &scenario, &results, &summaries, &stopping, &warns, encoding)?;
     let risks = burstsim::experiment::risk::policy_risks(&scenario, &results, &targets);
     if targets.is_empty() {
         let _ = std::fs::remove_file(out_dir.join("risk.csv")); // an earlier run's, now stale
     } else {
-        output::atomic_write(&out_dir.join("risk.csv"), &output::csv::risk_csv(&targets, &risks))?;
+        output::atomic_write(&out_dir.join("risk.csv"), &encoding.encode(output::csv::risk_csv(&targets, &risks)))?;
     }
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
@@ -422,7 +423,8 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         summaries.push(s);
         raw.push(r);
     }
-    output::atomic_write(&out_dir.join("sweep.csv"), &store::sweep_csv(&sw, &raw))?;
+    let encoding = output::csv::Encoding::excel(a.excel);
+    output::atomic_write(&out_dir.join("sweep.csv"), &encoding.encode(store::sweep_csv(&sw, &raw)))?;
     // Per point and policy, the simulated years that missed the targets (None: the point
     // was written by an older burstsim without per-year values).
     let risks: Vec<Option<Vec<burstsim::experiment::risk::PolicyRisk>>> = if targets.is_empty() {
@@ -523,7 +525,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             let all: Vec<_> = risks.iter().map(|r| r.clone().unwrap_or_default()).collect();
             output::atomic_write(
                 &out_dir.join("risk.csv"),
-                &store::risk_csv(&sw, &targets, &all, mean.confidence_each),
+                &encoding.encode(store::risk_csv(&sw, &targets, &all, mean.confidence_each)),
             )?;
         } else {
             let _ = std::fs::remove_file(out_dir.join("risk.csv"));
@@ -654,7 +656,8 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     claim_out_dir(&out_dir, &scenario, "merge", a.force, a.quiet)?;
     let summaries = Summaries::new(&scenario, &results);
     let warns = warnings::collect(&scenario, &results, &Stopping::Fixed);
-    output::write_run(&out_dir, &scenario, &results, &summaries, &Stopping::Fixed, &warns)?;
+    let encoding = output::csv::Encoding::excel(a.excel);
+    output::write_run_encoded(&out_dir, &scenario, &results, &summaries, &Stopping::Fixed, &warns, encoding)?;
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
     }
