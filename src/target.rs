@@ -93,7 +93,10 @@ fn parse_bound(text: &str, metric: Metric, op: &str, bound: &str) -> Result<f64,
         (true, true) => Ok(v / 100.0),
         (true, false) => {
             let hint = if v.abs() <= 1.0 && v != 0.0 {
-                format!("'{name}{op}{v}%' for {v} percent, or '{name}{op}{}' if {v} was a fraction", bound_text(metric, v))
+                format!(
+                    "'{name}{op}{v}%' for {v} percent, or '{name}{op}{}' if {v} was a fraction",
+                    bound_text(metric, v)
+                )
             } else {
                 format!("'{name}{op}{v}%' for {v} percent")
             };

@@ -304,7 +304,16 @@ fn targets_on_rates_are_in_percent_and_a_bare_number_is_refused_naming_the_unit(
     for cmd in [&["run"][..], &["sweep", "-p", "policies.overflow-2h.threshold_hours=2"][..]] {
         let out = burstsim()
             .args(cmd)
-            .args(["tests/fixtures/tiny.toml", "-n", "2", "-q", "--no-charts", "--target", "deadline_miss_rate<=5", "--out"])
+            .args([
+                "tests/fixtures/tiny.toml",
+                "-n",
+                "2",
+                "-q",
+                "--no-charts",
+                "--target",
+                "deadline_miss_rate<=5",
+                "--out",
+            ])
             .arg(dir.path().join("refused"))
             .output()
             .unwrap();
@@ -314,14 +323,26 @@ fn targets_on_rates_are_in_percent_and_a_bare_number_is_refused_naming_the_unit(
     }
     assert!(!dir.path().join("refused").exists(), "nothing run or written");
     let out = burstsim()
-        .args(["run", "tests/fixtures/tiny.toml", "-n", "3", "--no-charts", "--target", "deadline_miss_rate<=5%", "--out"])
+        .args([
+            "run",
+            "tests/fixtures/tiny.toml",
+            "-n",
+            "3",
+            "--no-charts",
+            "--target",
+            "deadline_miss_rate<=5%",
+            "--out",
+        ])
         .arg(dir.path().join("ok"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Years that miss deadline_miss_rate ≤ 5%"));
     // --ci-target: an absolute width on a rate is in percentage points.
-    let out = burstsim().args(["run", "tests/fixtures/tiny.toml", "--ci-target", "deadline_miss_rate=0.01"]).output().unwrap();
+    let out = burstsim()
+        .args(["run", "tests/fixtures/tiny.toml", "--ci-target", "deadline_miss_rate=0.01"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("deadline_miss_rate=1pp"));
 }

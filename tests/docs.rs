@@ -144,13 +144,13 @@ fn every_path_in_the_docs_sh_blocks_exists_and_every_scenario_they_run_loads() {
                 }
             } else if let Some(rel) = t.strip_prefix("../shared/") {
                 checked += 1;
-                if shared_present || common::in_ci() {
-                    if common::shared_data(rel).is_none() {
-                        problems.push(format!("{where_}: '{t}' is missing from the shared data"));
-                    }
+                if (shared_present || common::in_ci()) && common::shared_data(rel).is_none() {
+                    problems.push(format!("{where_}: '{t}' is missing from the shared data"));
                 }
                 if !(c.before.contains("Parallel Workloads Archive") || c.before.contains("SOURCE.md")) {
-                    problems.push(format!("{where_}: '{t}' is not in the repository and the text before does not say where to get it"));
+                    problems.push(format!(
+                        "{where_}: '{t}' is not in the repository and the text before does not say where to get it"
+                    ));
                 }
             } else if is_file_argument(t)
                 && !t.contains('/')
@@ -186,7 +186,8 @@ fn every_path_in_the_docs_sh_blocks_exists_and_every_scenario_they_run_loads() {
 
 #[test]
 fn the_checker_catches_a_renamed_file_and_an_unintroduced_input() {
-    let c = |before: &str, text: &str| Command { doc: "X.md".into(), line: 9, before: before.into(), text: text.into() };
+    let c =
+        |before: &str, text: &str| Command { doc: "X.md".into(), line: 9, before: before.into(), text: text.into() };
     assert!(is_repo_path("scenarios/no-such.toml") && !root().join("scenarios/no-such.toml").exists());
     assert!(!is_repo_path("output/default") && !is_repo_path("2026/27"));
     let plain = c("Run it:", "cargo run --release -- run my-lab.toml");
@@ -196,7 +197,10 @@ fn the_checker_catches_a_renamed_file_and_an_unintroduced_input() {
     assert!(introduced(&later, &copied, "my-lab.toml"));
     assert!(introduced(&c("export it into `jobs.txt`", "burstsim fit jobs.txt"), &[], "jobs.txt"));
     assert!(is_placeholder("SCENARIO.toml") && is_placeholder("LOG") && !is_placeholder("my-lab.toml"));
-    assert_eq!(tokens("burstsim plot output/default --font /x.ttc#2"), ["burstsim", "plot", "output/default", "--font", "/x.ttc#2"]);
+    assert_eq!(
+        tokens("burstsim plot output/default --font /x.ttc#2"),
+        ["burstsim", "plot", "output/default", "--font", "/x.ttc#2"]
+    );
 }
 
 #[test]

@@ -49,8 +49,12 @@ fn a_small_log_gets_a_flat_profile_no_seasons_and_a_one_year_horizon_with_reason
     assert!(s.is_one_year(), "one calendar year from the log's first day");
     assert_eq!(s.start_date.to_string(), "2025-10-06");
     // The scenario runs.
-    let run =
-        burstsim().arg("run").arg(&scn).args(["-n", "2", "-q", "--no-charts", "--out"]).arg(dir.path().join("o")).output();
+    let run = burstsim()
+        .arg("run")
+        .arg(&scn)
+        .args(["-n", "2", "-q", "--no-charts", "--out"])
+        .arg(dir.path().join("o"))
+        .output();
     let run = run.unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
 }

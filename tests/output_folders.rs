@@ -19,7 +19,12 @@ fn run(out: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 fn sweep(out: &Path, extra: &[&str]) -> std::process::Output {
-    burstsim().args(["sweep", TINY, "-q", "--no-charts", "-p", THRESHOLDS, "--out"]).arg(out).args(extra).output().unwrap()
+    burstsim()
+        .args(["sweep", TINY, "-q", "--no-charts", "-p", THRESHOLDS, "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 fn stderr(o: &std::process::Output) -> String {
@@ -101,7 +106,8 @@ fn runs_and_sweeps_never_mix_in_one_folder_even_forced() {
 fn chinese_charts_and_report_sit_beside_the_english_ones() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
-    let o = burstsim().args(["run", "tests/fixtures/plot-tiny.toml", "-n", "2", "-q", "--out"]).arg(&out).output().unwrap();
+    let o =
+        burstsim().args(["run", "tests/fixtures/plot-tiny.toml", "-n", "2", "-q", "--out"]).arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let english_html = std::fs::read(out.join("report.html")).unwrap();
     let english_svg = std::fs::read(out.join("charts/cost_vs_wait.svg")).unwrap();
@@ -145,23 +151,14 @@ fn shards_given_one_out_folder_write_apart_and_the_hint_names_that_folder() {
     assert!(m.status.success(), "{}", stderr(&m));
     let single = dir.path().join("single");
     assert!(run(&single, &["-n", "4"]).status.success());
-    assert_eq!(
-        std::fs::read(merged.join("summary.csv")).unwrap(),
-        std::fs::read(single.join("summary.csv")).unwrap()
-    );
+    assert_eq!(std::fs::read(merged.join("summary.csv")).unwrap(), std::fs::read(single.join("summary.csv")).unwrap());
     // Re-running a shard (a failed array task) is the same work: allowed. Another
     // scenario's shard in that folder is refused.
-    let again = burstsim()
-        .args(["run", TINY, "-n", "4", "-q", "--shard", "1/2", "--out"])
-        .arg(&shards)
-        .output()
-        .unwrap();
+    let again =
+        burstsim().args(["run", TINY, "-n", "4", "-q", "--shard", "1/2", "--out"]).arg(&shards).output().unwrap();
     assert!(again.status.success(), "{}", stderr(&again));
-    let other = burstsim()
-        .args(["run", TINY, "-n", "6", "-q", "--shard", "1/2", "--out"])
-        .arg(&shards)
-        .output()
-        .unwrap();
+    let other =
+        burstsim().args(["run", TINY, "-n", "6", "-q", "--shard", "1/2", "--out"]).arg(&shards).output().unwrap();
     assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
     // A merge into a folder holding another run is refused too.
     let m = burstsim().arg("merge").arg(&shards).args(["-q", "--no-charts", "--out"]).arg(&single).output().unwrap();

@@ -86,7 +86,13 @@ fn sacct_fixture_replays_on_gpus() {
 fn no_wait_log(dir: &std::path::Path) -> std::path::PathBuf {
     let mut text = String::from("; MaxProcs: 4\n; UnixStartTime: 1000000000\n");
     for i in 0..20u64 {
-        text.push_str(&format!("{i} {} -1 {} {} -1 -1 {} -1 -1 1 1 1 -1 -1 -1 -1 -1\n", i * 50, 100 + i * 7, 1 + i % 4, 1 + i % 4));
+        text.push_str(&format!(
+            "{i} {} -1 {} {} -1 -1 {} -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+            i * 50,
+            100 + i * 7,
+            1 + i % 4,
+            1 + i % 4
+        ));
     }
     let path = dir.join("no-waits.swf");
     std::fs::write(&path, text).unwrap();

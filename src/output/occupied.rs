@@ -217,7 +217,11 @@ mod tests {
     #[test]
     fn the_same_run_is_replaced_another_is_refused_unless_forced() {
         let d = tempfile::tempdir().unwrap();
-        write(d.path(), "run.toml", "# burstsim 0.1.0 run manifest\n# scenario: lab (hash 00000000000000ab)\n# seed: 1; replications: 20\n");
+        write(
+            d.path(),
+            "run.toml",
+            "# burstsim 0.1.0 run manifest\n# scenario: lab (hash 00000000000000ab)\n# seed: 1; replications: 20\n",
+        );
         assert_eq!(claim_run(d.path(), 0xab, "run", false).unwrap(), Claim::Same);
         let e = claim_run(d.path(), 0xac, "run", false).unwrap_err().to_string();
         assert!(e.contains("a run of 'lab' (seed 1; replications: 20)") && e.contains("--force"), "{e}");

@@ -146,7 +146,12 @@ impl Columns {
         job.start = time(self.start, "Start")?;
         let end = time(self.end, "End")?;
         job.state = get(self.state).map_or(JobState::Unknown, JobState::from_word);
-        if job.state == JobState::Unknown && self.state.is_none() && self.end.is_some() && job.start.is_some() && end.is_none() {
+        if job.state == JobState::Unknown
+            && self.state.is_none()
+            && self.end.is_some()
+            && job.start.is_some()
+            && end.is_none()
+        {
             job.state = JobState::Running;
         }
         if job.start.is_some() {
@@ -209,10 +214,7 @@ fn tres(column: &str, text: &str) -> Result<Tres, Problem> {
         let v = match v.trim().parse::<f64>() {
             Ok(v) if v.is_finite() && v >= 0.0 => v,
             _ => {
-                return Err(Problem::BadValue {
-                    field: format!("{column} {k}"),
-                    text: super::text::clip(item.trim()),
-                });
+                return Err(Problem::BadValue { field: format!("{column} {k}"), text: super::text::clip(item.trim()) });
             }
         };
         match k {
@@ -355,7 +357,20 @@ mod tests {
         assert_eq!(tres("cpu=4,mem=4G").gpus, None);
         for bad in ["cpu=4,gres/gpu=abc", "gres/gpu:a100=", "cpu=x,gres/gpu=1", "gres/gpu=-1"] {
             let e = super::tres("AllocTRES", bad).unwrap_err();
-            assert_eq!(e.kind(), format!("unreadable AllocTRES {}", if bad.starts_with("cpu=x") { "cpu" } else if bad.contains("a100") { "gres/gpu:a100" } else { "gres/gpu" }), "{bad}");
+            assert_eq!(
+                e.kind(),
+                format!(
+                    "unreadable AllocTRES {}",
+                    if bad.starts_with("cpu=x") {
+                        "cpu"
+                    } else if bad.contains("a100") {
+                        "gres/gpu:a100"
+                    } else {
+                        "gres/gpu"
+                    }
+                ),
+                "{bad}"
+            );
         }
         assert_eq!(gres_gpus("gpu:a100:2(IDX:0-1)"), Some(2.0));
         assert_eq!(gres_gpus("gpu:2,gpu:v100:1"), Some(3.0));

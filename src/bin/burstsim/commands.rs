@@ -212,7 +212,13 @@ fn run(a: RunArgs) -> Result<ExitCode> {
 
 /// Refuses an output folder holding another run's results (unless `force`) before any
 /// work starts; says so when earlier results are replaced.
-fn claim_out_dir(dir: &std::path::Path, scenario: &Scenario, kind: &'static str, force: bool, quiet: bool) -> Result<()> {
+fn claim_out_dir(
+    dir: &std::path::Path,
+    scenario: &Scenario,
+    kind: &'static str,
+    force: bool,
+    quiet: bool,
+) -> Result<()> {
     use burstsim::output::occupied::{Claim, Holds, claim_run};
     let before = Holds::inspect(dir);
     match claim_run(dir, scenario.hash(), kind, force)? {

@@ -206,10 +206,8 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
         (None, Some(acc)) => Some(fit::GroupMark::Account(acc.clone())),
         (None, None) => None,
     };
-    if let Some(h) = a.horizon_days {
-        if !(h.is_finite() && h > 0.0) {
-            bail!(usage(format!("--horizon-days {h} is not allowed; give a positive number of days, e.g. 365")));
-        }
+    if let Some(h) = a.horizon_days.filter(|h| !(h.is_finite() && *h > 0.0)) {
+        bail!(usage(format!("--horizon-days {h} is not allowed; give a positive number of days, e.g. 365")));
     }
     let o = FitOptions {
         gpus: a.gpus,

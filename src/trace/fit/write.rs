@@ -220,7 +220,8 @@ pub fn to_toml(fit: &LogFit) -> String {
                 let _ = writeln!(s, "# day, hours 00–23; it multiplies the monthly seasons below.");
             }
             _ => {
-                let _ = writeln!(s, "# Arrival rate by hour of week relative to the mean (local time), one row per day,");
+                let _ =
+                    writeln!(s, "# Arrival rate by hour of week relative to the mean (local time), one row per day,");
                 let _ = writeln!(s, "# hours 00–23; it multiplies the monthly seasons below.");
             }
         }
