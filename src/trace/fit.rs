@@ -222,7 +222,7 @@ impl std::fmt::Display for FitWarning {
             ),
             FitWarning::ThinMonths { months } => write!(
                 f,
-                "{} had fewer than {MIN_MONTH_DAYS:.0} days or {MIN_MONTH_JOBS} jobs in the log and keep multiplier 1",
+                "{} had fewer than {MIN_MONTH_DAYS:.0} days or {MIN_MONTH_JOBS} jobs in the log, so multiplier 1 is used there",
                 months.join(", ")
             ),
         }
