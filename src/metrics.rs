@@ -181,6 +181,20 @@ impl Metric {
         }
     }
 
+    /// Whether tables, charts and reports show this metric in percent (rates and shares,
+    /// stored as fractions). Targets and absolute CI widths on such a metric are given
+    /// in percent too ([`crate::target`]). The offered load is a ratio shown as is.
+    pub fn shown_in_percent(self) -> bool {
+        matches!(
+            self,
+            Metric::WaitedShare
+                | Metric::DeadlineMissRate
+                | Metric::CloudJobShare
+                | Metric::CampusUtilization
+                | Metric::MonthlyUtilization
+        )
+    }
+
     /// Index in [`Metric::ALL`].
     pub fn index(self) -> usize {
         Metric::ALL.iter().position(|&m| m == self).expect("listed")

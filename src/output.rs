@@ -4,6 +4,7 @@
 //! leaves a half-written file under a final name.
 
 pub mod csv;
+pub mod occupied;
 pub mod table;
 pub mod warnings;
 
@@ -34,7 +35,8 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result.map_err(|e| std::io::Error::new(e.kind(), format!("could not write '{}': {e}", path.display())))
 }
 
-/// The files of a finished run, written atomically into `dir` (created if needed).
+/// The files of a finished run, written atomically into `dir` (created if needed), CSVs
+/// in plain UTF-8.
 ///
 /// # Errors
 /// I/O errors, naming the file.
@@ -46,14 +48,31 @@ pub fn write_run(
     stopping: &Stopping,
     warnings: &[warnings::Warning],
 ) -> std::io::Result<()> {
+    write_run_encoded(dir, scenario, results, summaries, stopping, warnings, csv::Encoding::Utf8)
+}
+
+/// As [`write_run`], with the CSV files in `encoding` (`--excel`: UTF-8 with a BOM).
+///
+/// # Errors
+/// I/O errors, naming the file.
+pub fn write_run_encoded(
+    dir: &Path,
+    scenario: &Scenario,
+    results: &Results,
+    summaries: &Summaries,
+    stopping: &Stopping,
+    warnings: &[warnings::Warning],
+    encoding: csv::Encoding,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)
         .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", dir.display())))?;
-    atomic_write(&dir.join("summary.csv"), &csv::summary_csv(summaries))?;
-    atomic_write(&dir.join("paired.csv"), &csv::paired_csv(summaries))?;
-    atomic_write(&dir.join("classes.csv"), &csv::classes_csv(summaries))?;
-    atomic_write(&dir.join("replications.csv"), &csv::replications_csv(scenario, results))?;
-    atomic_write(&dir.join("timeseries.csv"), &csv::timeseries_csv(scenario, results))?;
-    atomic_write(&dir.join("waits.csv"), &csv::waits_csv(scenario, results))?;
+    let write = |name: &str, bytes: Vec<u8>| atomic_write(&dir.join(name), &encoding.encode(bytes));
+    write("summary.csv", csv::summary_csv(summaries))?;
+    write("paired.csv", csv::paired_csv(summaries))?;
+    write("classes.csv", csv::classes_csv(summaries))?;
+    write("replications.csv", csv::replications_csv(scenario, results))?;
+    write("timeseries.csv", csv::timeseries_csv(scenario, results))?;
+    write("waits.csv", csv::waits_csv(scenario, results))?;
     atomic_write(&dir.join("run.toml"), run_manifest(scenario, results, stopping, warnings).as_bytes())
 }
 

@@ -9,6 +9,9 @@
 //!            ─ report ─▶ OUTPUT_DIR/report.html, report.md
 //! ```
 //!
+//! Chinese output sits beside the English, never over it: `charts-zh/`, `report.zh.html`
+//! and `report.zh.md` ([`Lang::charts_folder`], [`Lang::report_file`]).
+//!
 //! Every chart is one type implementing [`Chart`], drawn once on an SVG backend and once
 //! on a bitmap backend. Colours are fixed per policy by its position in the folder's
 //! policy list (the scenario's order), so a policy has the same colour in every chart of
@@ -160,9 +163,11 @@ pub struct ChartFile {
 pub struct PlotOutput {
     /// The charts, in report order.
     pub charts: Vec<ChartFile>,
-    /// `report.html`.
+    /// Where they were written (`charts/`, or `charts-zh/` for Chinese).
+    pub charts_dir: PathBuf,
+    /// `report.html` (`report.zh.html` for Chinese).
     pub report_html: PathBuf,
-    /// `report.md`.
+    /// `report.md` (`report.zh.md` for Chinese).
     pub report_md: PathBuf,
     /// The font the charts were drawn with.
     pub font: font::ChosenFont,
@@ -184,7 +189,8 @@ pub trait Chart {
 }
 
 /// Redraws every chart of the output folder `dir` into `dir/charts/` and writes
-/// `dir/report.html` and `dir/report.md`.
+/// `dir/report.html` and `dir/report.md` (for Chinese: `dir/charts-zh/`,
+/// `dir/report.zh.html`, `dir/report.zh.md`, beside the English files).
 ///
 /// # Errors
 /// [`PlotError`]: bad input (missing file or column, bad option or font) or a failure
@@ -205,7 +211,7 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
     let system: &[(&str, u32)] = if opts.system_fonts { font::SYSTEM_CJK_FONTS } else { &[] };
     let (chosen, font_warnings) = font::choose(&text, opts.lang, opts.font.as_ref(), system)?;
     warnings.extend(font_warnings);
-    let charts_dir = dir.join("charts");
+    let charts_dir = dir.join(opts.lang.charts_folder());
     std::fs::create_dir_all(&charts_dir)
         .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", charts_dir.display())))?;
     let charts = font::with_font(&chosen, || -> Result<Vec<ChartFile>, PlotError> {
@@ -241,7 +247,7 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
         Ok(out)
     })??;
     let (html, md) = crate::report::write(dir, &folder, &charts, &theme, &chosen)?;
-    Ok(PlotOutput { charts, report_html: html, report_md: md, font: chosen, warnings })
+    Ok(PlotOutput { charts, charts_dir, report_html: html, report_md: md, font: chosen, warnings })
 }
 
 fn check_options(o: &PlotOptions) -> Result<(), PlotError> {

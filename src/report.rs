@@ -42,7 +42,8 @@ pub enum Block {
 /// Most rows of the sweep table in the report (the rest are in `sweep.csv`).
 const MAX_SWEEP_ROWS: usize = 300;
 
-/// Writes `report.html` and `report.md` into `dir`.
+/// Writes `report.html` and `report.md` into `dir` (Chinese: `report.zh.html`,
+/// `report.zh.md`, linking to `charts-zh/`).
 ///
 /// # Errors
 /// I/O errors naming the file.
@@ -54,10 +55,10 @@ pub fn write(
     font: &ChosenFont,
 ) -> Result<(PathBuf, PathBuf), PlotError> {
     let blocks = blocks(folder, charts.len(), theme.lang);
-    let html = dir.join("report.html");
-    let md = dir.join("report.md");
+    let html = dir.join(theme.lang.report_file("html"));
+    let md = dir.join(theme.lang.report_file("md"));
     crate::output::atomic_write(&html, render_html(&blocks, charts, theme.lang, font).as_bytes())?;
-    crate::output::atomic_write(&md, render_md(&blocks, charts).as_bytes())?;
+    crate::output::atomic_write(&md, render_md(&blocks, charts, theme.lang).as_bytes())?;
     Ok((html, md))
 }
 
@@ -437,12 +438,13 @@ fn render_html(blocks: &[Block], charts: &[ChartFile], lang: Lang, font: &Chosen
                 let svg = c.svg.trim_start();
                 let svg = if svg.starts_with("<?xml") { svg.split_once("?>").map_or(svg, |x| x.1) } else { svg };
                 h.push_str(&format!(
-                    "<figure id=\"{}\">\n{}\n<figcaption>{} (<a href=\"charts/{}.svg\">SVG</a>, <a href=\"charts/{}.png\">PNG</a>)</figcaption>\n</figure>\n",
+                    "<figure id=\"{}\">\n{}\n<figcaption>{} (<a href=\"{folder}/{}.svg\">SVG</a>, <a href=\"{folder}/{}.png\">PNG</a>)</figcaption>\n</figure>\n",
                     esc(&c.name),
                     svg.trim(),
                     esc(&c.caption),
                     c.name,
-                    c.name
+                    c.name,
+                    folder = lang.charts_folder()
                 ));
             }
         }
@@ -455,7 +457,7 @@ fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn render_md(blocks: &[Block], charts: &[ChartFile]) -> String {
+fn render_md(blocks: &[Block], charts: &[ChartFile], lang: Lang) -> String {
     let mut m = String::new();
     for b in blocks {
         match b {
@@ -479,7 +481,7 @@ fn render_md(blocks: &[Block], charts: &[ChartFile]) -> String {
             Block::Pre(t) => m.push_str(&format!("```text\n{t}\n```\n\n")),
             Block::Chart(i) => {
                 let c = &charts[*i];
-                m.push_str(&format!("![{}](charts/{}.png)\n\n", c.caption, c.name));
+                m.push_str(&format!("![{}]({}/{}.png)\n\n", c.caption, lang.charts_folder(), c.name));
             }
         }
     }

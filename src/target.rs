@@ -6,6 +6,15 @@
 //! - about **each year**: one simulated year (one replication) meets the bound or misses
 //!   it ([`Target::missed_by`]), and the share of years that miss is a risk
 //!   ([`crate::experiment::risk`]).
+//!
+//! # Units
+//! A bound is written in the unit the tables show, and a rate or share (shown in
+//! percent, [`Metric::shown_in_percent`]) must carry its `%` sign:
+//! `deadline_miss_rate<=5%`, `cloud_job_share>=10%`. A bare number on such a metric is
+//! refused, because `5` (percent, as the table shows) and `0.05` (a fraction, as the
+//! CSV stores) would both be plausible readings. Other metrics take a plain number in
+//! their unit (`wait_p95_h<=2`, `total_cost_cny<=120000`); a `%` there is refused. The
+//! bound is kept as the stored value (a fraction for rates).
 
 use crate::metrics::Metric;
 
@@ -32,7 +41,17 @@ pub struct Target {
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let op = if self.cmp == Cmp::AtMost { "≤" } else { "≥" };
-        write!(f, "{} {op} {}", self.metric.name(), self.value)
+        write!(f, "{} {op} {}", self.metric.name(), bound_text(self.metric, self.value))
+    }
+}
+
+/// A bound as the user writes it: `5%` for a rate stored as 0.05, else the number.
+pub fn bound_text(metric: Metric, value: f64) -> String {
+    if metric.shown_in_percent() {
+        // Round away the binary noise of ×100 (0.07 × 100 = 7.000000000000001).
+        format!("{}%", (value * 100.0 * 1e9).round() / 1e9)
+    } else {
+        format!("{value}")
     }
 }
 
@@ -54,15 +73,52 @@ pub fn parse_target(text: &str) -> Result<Target, String> {
         let names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
         format!("--target '{text}': no metric is named '{}'; the metrics are: {}", name.trim(), names.join(", "))
     })?;
-    let value: f64 =
-        value.trim().parse().map_err(|_| format!("--target '{text}': '{}' is not a number", value.trim()))?;
-    if !value.is_finite() {
-        return Err(format!("--target '{text}': the bound must be a finite number"));
-    }
+    let op = if cmp == Cmp::AtMost { "<=" } else { ">=" };
+    let value = parse_bound(text, metric, op, value.trim())?;
     Ok(Target { metric, cmp, value })
 }
 
+/// The bound of `text` (for messages) on `metric`: see the module doc for the units.
+fn parse_bound(text: &str, metric: Metric, op: &str, bound: &str) -> Result<f64, String> {
+    let (number, percent) = match bound.strip_suffix('%') {
+        Some(n) => (n.trim(), true),
+        None => (bound, false),
+    };
+    let v: f64 = number.parse().map_err(|_| format!("--target '{text}': '{bound}' is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("--target '{text}': the bound must be a finite number"));
+    }
+    let name = metric.name();
+    match (metric.shown_in_percent(), percent) {
+        (true, true) => Ok(v / 100.0),
+        (true, false) => {
+            let hint = if v.abs() <= 1.0 && v != 0.0 {
+                format!(
+                    "'{name}{op}{v}%' for {v} percent, or '{name}{op}{}' if {v} was a fraction",
+                    bound_text(metric, v)
+                )
+            } else {
+                format!("'{name}{op}{v}%' for {v} percent")
+            };
+            Err(format!(
+                "--target '{text}': {name} is a rate shown in percent, so its bound needs a % sign: write {hint}"
+            ))
+        }
+        (false, true) => Err(format!(
+            "--target '{text}': {name} is in {} and is not shown in percent; give a plain number, e.g. '{name}{op}{v}'",
+            metric.unit()
+        )),
+        (false, false) => Ok(v),
+    }
+}
+
 impl Target {
+    /// A value of the target's metric as the tables show it: `4.20%` for a rate, else
+    /// four decimals (for messages comparing a mean with the bound).
+    pub fn show(&self, value: f64) -> String {
+        if self.metric.shown_in_percent() { format!("{:.2}%", value * 100.0) } else { format!("{value:.4}") }
+    }
+
     /// Whether one year's value misses the target: `Some(true)` when it is on the wrong
     /// side of the bound, `None` when the value is undefined (NaN) that year.
     pub fn missed_by(&self, value: f64) -> Option<bool> {
@@ -84,7 +140,7 @@ mod tests {
     fn targets_parse_and_name_valid_metrics_on_error() {
         let t = parse_target("wait_p95_h<=24").unwrap();
         assert_eq!((t.metric, t.cmp, t.value), (Metric::WaitP95, Cmp::AtMost, 24.0));
-        assert_eq!(parse_target("cloud_job_share>=0.1").unwrap().cmp, Cmp::AtLeast);
+        assert_eq!(parse_target("cloud_job_share>=10%").unwrap().cmp, Cmp::AtLeast);
         let e = parse_target("wait_p96<=1").unwrap_err();
         assert!(e.contains("wait_p95_h") && e.contains("no metric"), "{e}");
         assert!(parse_target("wait_p95_h=24").is_err());
@@ -96,7 +152,24 @@ mod tests {
         assert_eq!(t.missed_by(2.0), Some(false));
         assert_eq!(t.missed_by(2.0001), Some(true));
         assert_eq!(t.missed_by(f64::NAN), None);
-        let t = parse_target("cloud_job_share>=0.1").unwrap();
+        let t = parse_target("cloud_job_share>=10%").unwrap();
         assert_eq!((t.missed_by(0.1), t.missed_by(0.05)), (Some(false), Some(true)));
+    }
+
+    #[test]
+    fn rates_take_percent_with_the_sign_and_refuse_a_bare_number() {
+        let t = parse_target("deadline_miss_rate<=5%").unwrap();
+        assert!((t.value - 0.05).abs() < 1e-15);
+        assert_eq!(t.to_string(), "deadline_miss_rate ≤ 5%");
+        assert_eq!(parse_target("deadline_miss_rate <= 7 %").unwrap().to_string(), "deadline_miss_rate ≤ 7%");
+        let e = parse_target("deadline_miss_rate<=5").unwrap_err();
+        assert!(e.contains("shown in percent") && e.contains("'deadline_miss_rate<=5%'"), "{e}");
+        let e = parse_target("deadline_miss_rate<=0.05").unwrap_err();
+        assert!(e.contains("'deadline_miss_rate<=5%' if 0.05 was a fraction"), "{e}");
+        let e = parse_target("wait_p95_h<=5%").unwrap_err();
+        assert!(e.contains("is in h") && e.contains("'wait_p95_h<=5'"), "{e}");
+        // The offered load is a ratio shown as is.
+        assert_eq!(parse_target("campus_offered_load<=0.9").unwrap().value, 0.9);
+        assert_eq!(t.show(0.042), "4.20%");
     }
 }

@@ -288,7 +288,61 @@ fn run_with_a_target_counts_the_years_that_miss_it_in_risk_csv() {
         expected.iter().any(|e| e.1 > 0) && expected.iter().any(|e| e.1 < 6),
         "the fixture has both kinds: {expected:?}"
     );
-    // Without a target a later run removes the stale risk.csv.
-    assert!(run_to(dir.path(), "2").status.success());
+    // Without a target a later run (of the same scenario) removes the stale risk.csv.
+    let again = burstsim()
+        .args(["run", "tests/fixtures/tiny.toml", "-n", "6", "--no-charts", "-q", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     assert!(!dir.path().join("risk.csv").exists());
+}
+
+#[test]
+fn targets_on_rates_are_in_percent_and_a_bare_number_is_refused_naming_the_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in [&["run"][..], &["sweep", "-p", "policies.overflow-2h.threshold_hours=2"][..]] {
+        let out = burstsim()
+            .args(cmd)
+            .args([
+                "tests/fixtures/tiny.toml",
+                "-n",
+                "2",
+                "-q",
+                "--no-charts",
+                "--target",
+                "deadline_miss_rate<=5",
+                "--out",
+            ])
+            .arg(dir.path().join("refused"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("shown in percent") && err.contains("'deadline_miss_rate<=5%'"), "{cmd:?}: {err}");
+    }
+    assert!(!dir.path().join("refused").exists(), "nothing run or written");
+    let out = burstsim()
+        .args([
+            "run",
+            "tests/fixtures/tiny.toml",
+            "-n",
+            "3",
+            "--no-charts",
+            "--target",
+            "deadline_miss_rate<=5%",
+            "--out",
+        ])
+        .arg(dir.path().join("ok"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Years that miss deadline_miss_rate ≤ 5%"));
+    // --ci-target: an absolute width on a rate is in percentage points.
+    let out = burstsim()
+        .args(["run", "tests/fixtures/tiny.toml", "--ci-target", "deadline_miss_rate=0.01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("deadline_miss_rate=1pp"));
 }

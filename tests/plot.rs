@@ -157,18 +157,18 @@ fn chinese_labels_are_text_in_the_svg_and_glyphs_in_the_png() {
     let out = plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     assert!(out.font.is_bundled_cjk, "the bundled subset is enough, no system font: {}", out.font.name);
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    let svg = check_svg(&dir.path().join("charts/cost_vs_wait.svg"), 1600, 1000);
+    let svg = check_svg(&dir.path().join("charts-zh/cost_vs_wait.svg"), 1600, 1000);
     for t in ["总成本（元）", "第95百分位等待时间（小时）", "帕累托前沿", "campus-only"] {
         assert!(svg.contains(t), "cost_vs_wait.svg lacks '{t}'");
     }
-    let svg = check_svg(&dir.path().join("charts/campus_timeline.svg"), 1600, 1000);
+    let svg = check_svg(&dir.path().join("charts-zh/campus_timeline.svg"), 1600, 1000);
     assert!(svg.contains("2026年10月") && svg.contains("本组时段"), "Chinese dates and legend");
     // The title band of the PNG is not blank.
-    let (w, _, px) = read_png(&dir.path().join("charts/cost_vs_wait.png"));
+    let (w, _, px) = read_png(&dir.path().join("charts-zh/cost_vs_wait.png"));
     let title_rows = &px[(w as usize * 3) * 10..(w as usize * 3) * 50];
     assert!(title_rows.chunks(3).filter(|p| p[0] < 128).count() > 500, "the Chinese title is drawn");
     // The report embeds the subset so the page shows Chinese without system fonts.
-    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.zh.html")).unwrap();
     assert!(html.contains("lang=\"zh-CN\"") && html.contains("@font-face") && html.contains("结果汇总"));
 }
 
@@ -212,10 +212,10 @@ fn the_plot_command_redraws_with_the_style_options() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("report.html"), "{stdout}");
-    let svg = check_svg(&dir.path().join("charts/wait_cdf.svg"), 1800, 1100);
+    assert!(stdout.contains("report.zh.html") && stdout.contains("charts-zh"), "{stdout}");
+    let svg = check_svg(&dir.path().join("charts-zh/wait_cdf.svg"), 1800, 1100);
     assert!(svg.contains("课题组 2026: 作业等待时间分布"), "custom title prefix");
-    assert_eq!(read_png(&dir.path().join("charts/wait_cdf.png")).0, 1800);
+    assert_eq!(read_png(&dir.path().join("charts-zh/wait_cdf.png")).0, 1800);
     let out = burstsim()
         .args(["plot"])
         .arg(dir.path())

@@ -2,6 +2,8 @@
 
 use assert_cmd::Command;
 
+mod common;
+
 fn burstsim() -> Command {
     Command::cargo_bin("burstsim").expect("binary built")
 }
@@ -72,8 +74,57 @@ fn sacct_fixture_replays_on_gpus() {
     let (ok, out, err) =
         stdout(&["validate", "--trace", "tests/fixtures/traces/sacct_small.txt", "--gpus", "8", "--format", "csv"]);
     assert!(ok, "{err}");
-    // 10 jobs: 2 never started (no run time), 1 CPU-only; 7 replayed, all with a recorded wait.
-    assert_eq!(csv_value(&out, "jobs", 1), 7.0, "{out}");
+    // 10 jobs: 1 pending and 1 still running when the log was taken (its elapsed time so
+    // far is not a run time), 1 cancelled before it started, 1 CPU-only; 6 replayed.
+    assert_eq!(csv_value(&out, "jobs", 1), 6.0, "{out}");
+    let (ok, table, _) = stdout(&["validate", "--trace", "tests/fixtures/traces/sacct_small.txt", "--gpus", "8"]);
+    assert!(ok);
+    assert!(table.contains("left out: 2 jobs (still running or pending when the log was taken)"), "{table}");
+}
+
+/// A log without recorded waits (SWF wait −1, as NASA-iPSC and the Lublin model).
+fn no_wait_log(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut text = String::from("; MaxProcs: 4\n; UnixStartTime: 1000000000\n");
+    for i in 0..20u64 {
+        text.push_str(&format!(
+            "{i} {} -1 {} {} -1 -1 {} -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+            i * 50,
+            100 + i * 7,
+            1 + i % 4,
+            1 + i % 4
+        ));
+    }
+    let path = dir.join("no-waits.swf");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_log_without_recorded_waits_shows_the_simulated_figures_not_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = no_wait_log(dir.path());
+    let log = log.to_str().unwrap();
+    let (ok, out, err) = stdout(&["validate", "--trace", log]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("NaN"), "{out}");
+    assert!(out.contains("the recorded column is unavailable") && out.contains("all 20 replayed jobs"), "{out}");
+    let jobs = out.lines().find(|l| l.starts_with("jobs ")).unwrap();
+    assert_eq!(jobs.split_whitespace().collect::<Vec<_>>(), ["jobs", "unavailable", "20", "–"], "{jobs}");
+    let (ok, csv, err) = stdout(&["validate", "--trace", log, "--format", "csv"]);
+    assert!(ok && err.contains("recorded column is empty"), "{err}");
+    assert!(csv.contains("\njobs,,20\n") && !csv.contains("NaN"), "{csv}");
+    assert!(csv_value(&csv, "mean_wait_h", 2) > 0.0, "20 jobs on 4 processors queue: {csv}");
+}
+
+#[test]
+fn nasa_ipsc_replays_with_simulated_figures() {
+    let Some(nasa) = common::shared_data("data/traces/pwa-nasa-ipsc/NASA-iPSC-1993-3.1-cln.swf.gz") else { return };
+    let (ok, out, err) = stdout(&["validate", "--trace", nasa.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("NaN") && out.contains("unavailable"), "{out}");
+    let mean = out.lines().find(|l| l.starts_with("mean_wait_h")).unwrap();
+    let simulated: f64 = mean.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!(simulated.is_finite() && simulated >= 0.0, "{mean}");
 }
 
 #[test]

@@ -24,6 +24,7 @@ fn kth_fit_runs_and_offers_the_logs_load_within_5_percent() {
     let trace = read_file(&path, &ReadOptions::default()).unwrap();
     let o = FitOptions {
         gpus: None,
+        horizon_days: None,
         units: Units::Auto,
         procs_per_gpu: 1.0,
         name: "kth-fit".into(),
@@ -85,6 +86,7 @@ fn kth_fit_with_a_group_user_writes_the_groups_workload() {
     let trace = read_file(&path, &ReadOptions::default()).unwrap();
     let mut o = FitOptions {
         gpus: None,
+        horizon_days: None,
         units: Units::Auto,
         procs_per_gpu: 1.0,
         name: "kth-group".into(),

@@ -96,7 +96,7 @@ mod tests {
 
     #[test]
     fn a_year_misses_when_any_target_misses_or_is_undefined() {
-        let targets = [parse_target("wait_p95_h<=2").unwrap(), parse_target("cloud_job_share<=0.5").unwrap()];
+        let targets = [parse_target("wait_p95_h<=2").unwrap(), parse_target("cloud_job_share<=50%").unwrap()];
         let p95 = vec![1.0, 3.0, 1.5, f64::NAN, 2.0, 0.5];
         let cloud = vec![0.1, 0.1, 0.9, 0.1, 0.2, f64::NAN];
         let c = MissCount::count(&targets, |m| if m == Metric::WaitP95 { p95.clone() } else { cloud.clone() });

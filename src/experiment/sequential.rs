@@ -11,10 +11,14 @@
 //! --ci-target 5%                    the same
 //! --ci-target total_cost_cny=2%     relative 2% on that metric
 //! --ci-target wait_mean_h=0.1       absolute: ±0.1 h
+//! --ci-target deadline_miss_rate=1pp  absolute on a rate: ±1 percentage point
 //! ```
 //! A bare number is relative (the old meaning of `--ci-target`); after `METRIC=` a number
-//! without `%` is absolute. Several may be given; a named metric overrides the bare
-//! default for that metric.
+//! without `%` is absolute, in the unit the tables show. Rates and shares are shown in
+//! percent ([`Metric::shown_in_percent`]), so their absolute widths are written in
+//! percentage points with `pp`; a bare number on them is refused (0.01 and 1 would both
+//! be plausible), as for `--target` ([`crate::target`]). Several may be given; a named
+//! metric overrides the bare default for that metric.
 //!
 //! # The rule
 //! 1. Run at least [`MIN_REPLICATIONS`] (20) replications, or the scenario's count if larger.
@@ -86,6 +90,9 @@ impl fmt::Display for CiTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.width {
             Width::Relative(r) => write!(f, "{} ±{}%", self.metric.name(), r * 100.0),
+            Width::Absolute(a) if self.metric.shown_in_percent() => {
+                write!(f, "{} ±{} pp", self.metric.name(), (a * 100.0 * 1e9).round() / 1e9)
+            }
             Width::Absolute(a) => write!(f, "{} ±{a} {}", self.metric.name(), self.metric.unit()),
         }
     }
@@ -178,7 +185,11 @@ impl fmt::Display for Shortfall {
                 f,
                 "; its mean is too close to 0 for a relative width: give an absolute one, e.g. --ci-target {}={}",
                 m.name(),
-                round_up(s.half_width / 2.0)
+                if m.shown_in_percent() {
+                    format!("{}pp", round_up(s.half_width * 100.0 / 2.0))
+                } else {
+                    round_up(s.half_width / 2.0).to_string()
+                }
             )?;
         }
         Ok(())
@@ -235,9 +246,27 @@ pub fn parse_ci_targets(specs: &[String]) -> Result<Sequential, String> {
                         "--ci-target '{spec}': {name} cannot be a CI target: {why}, so the mean of the other years answers a different question"
                     ));
                 }
-                let width = match parse_number(width.trim()) {
-                    Some((v, true)) if v > 0.0 && v < 1.0 => Width::Relative(v),
-                    Some((v, false)) if v > 0.0 && v.is_finite() => Width::Absolute(v),
+                let width = width.trim();
+                let points = width.strip_suffix("pp").map(|n| n.trim().parse::<f64>().ok());
+                let width = match (metric.shown_in_percent(), points, parse_number(width)) {
+                    (true, Some(Some(v)), _) if v > 0.0 && v <= 100.0 => Width::Absolute(v / 100.0),
+                    (false, Some(_), _) => {
+                        return Err(format!(
+                            "--ci-target '{spec}': {name} is in {} and is not shown in percent, so 'pp' (percentage points) does not apply; \
+                             give a positive number in {} (e.g. {name}=0.1) or a percentage of the mean (e.g. {name}=2%)",
+                            metric.unit(),
+                            metric.unit()
+                        ));
+                    }
+                    (_, None, Some((v, true))) if v > 0.0 && v < 1.0 => Width::Relative(v),
+                    (false, None, Some((v, false))) if v > 0.0 && v.is_finite() => Width::Absolute(v),
+                    (true, _, _) => {
+                        return Err(format!(
+                            "--ci-target '{spec}': {name} is a rate shown in percent; give an absolute width in percentage points \
+                             (e.g. {name}=1pp for ±1 point) or a relative one as a percentage of the mean between 0% and 100% \
+                             (e.g. {name}=10%)"
+                        ));
+                    }
                     _ => {
                         return Err(format!(
                             "--ci-target '{spec}': give the width as a percentage of the mean between 0% and 100% (e.g. {name}=2%) \
@@ -320,10 +349,26 @@ mod tests {
             ("wait_mean_h=150%", "between 0% and 100%"),
             ("budget_cap_day=1", "never hit"),
             ("total_cost_cny=", "percentage of the mean"),
+            ("deadline_miss_rate=0.01", "percentage points"),
+            ("deadline_miss_rate=1", "e.g. deadline_miss_rate=1pp"),
+            ("wait_mean_h=1pp", "does not apply"),
         ] {
             let e = parse(&[spec]).unwrap_err();
             assert!(e.contains(needle), "{spec}: {e}");
         }
+    }
+
+    #[test]
+    fn rates_take_absolute_widths_in_percentage_points() {
+        let r = parse(&["deadline_miss_rate=1pp", "cloud_job_share=10%"]).unwrap();
+        assert_eq!(
+            r.targets,
+            [
+                CiTarget { metric: Metric::DeadlineMissRate, width: Width::Absolute(0.01) },
+                CiTarget { metric: Metric::CloudJobShare, width: Width::Relative(0.1) },
+            ]
+        );
+        assert_eq!(r.to_string(), "deadline_miss_rate ±1 pp, cloud_job_share ±10%");
     }
 
     #[test]

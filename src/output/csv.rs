@@ -9,6 +9,38 @@ use crate::metrics::Metric;
 use crate::scenario::Scenario;
 use crate::target::Target;
 
+/// How the user-facing CSV files are encoded. Plain UTF-8 is the stable contract; Excel
+/// on Windows (Chinese locales especially) reads a CSV without a byte-order mark in the
+/// local code page and garbles Chinese names, so `--excel` writes UTF-8 with a BOM. The
+/// `csv` crate (and so every reader in burstsim) skips a BOM, so both forms read back
+/// the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// UTF-8 without a byte-order mark (the default).
+    #[default]
+    Utf8,
+    /// UTF-8 starting with the byte-order mark EF BB BF, for Excel (`--excel`).
+    Utf8Bom,
+}
+
+/// The UTF-8 byte-order mark.
+pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+impl Encoding {
+    /// `--excel` → [`Encoding::Utf8Bom`].
+    pub fn excel(on: bool) -> Encoding {
+        if on { Encoding::Utf8Bom } else { Encoding::Utf8 }
+    }
+
+    /// The file's bytes in this encoding (CSV text from this module is UTF-8 already).
+    pub fn encode(self, bytes: Vec<u8>) -> Vec<u8> {
+        match self {
+            Encoding::Utf8 => bytes,
+            Encoding::Utf8Bom => [UTF8_BOM, &bytes].concat(),
+        }
+    }
+}
+
 /// A CSV file built in memory: `\n` line ends, quoting as needed. Writing to memory
 /// cannot fail, so rows are added without a `Result`.
 pub struct CsvBytes(csv::Writer<Vec<u8>>);

@@ -28,6 +28,24 @@ impl Lang {
         }
     }
 
+    /// The folder of the charts inside an output folder: `charts` for English,
+    /// `charts-zh` for Chinese, so the two languages sit side by side.
+    pub fn charts_folder(self) -> &'static str {
+        match self {
+            Lang::En => "charts",
+            Lang::Zh => "charts-zh",
+        }
+    }
+
+    /// The report's file name with extension `ext` (`html`, `md`): `report.html` for
+    /// English, `report.zh.html` for Chinese.
+    pub fn report_file(self, ext: &str) -> String {
+        match self {
+            Lang::En => format!("report.{ext}"),
+            Lang::Zh => format!("report.zh.{ext}"),
+        }
+    }
+
     /// The `lang` attribute of the HTML report.
     pub fn html_code(self) -> &'static str {
         match self {

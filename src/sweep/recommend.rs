@@ -139,14 +139,18 @@ fn judge(target: &Target, s: &Summary, confidence: f64) -> (Option<String>, f64,
     let mean_ok = if target.cmp == Cmp::AtMost { s.mean <= target.value } else { s.mean >= target.value };
     let reason = if mean_ok {
         format!(
-            "{name}: mean {:.4} meets {op} {} but the {} CI reaches {:.4}",
-            s.mean,
-            target.value,
+            "{name}: mean {} meets {op} {} but the {} CI reaches {}",
+            target.show(s.mean),
+            crate::target::bound_text(target.metric, target.value),
             percent(confidence),
-            bound
+            target.show(bound)
         )
     } else {
-        format!("{name}: mean {:.4} misses {op} {}", s.mean, target.value)
+        format!(
+            "{name}: mean {} misses {op} {}",
+            target.show(s.mean),
+            crate::target::bound_text(target.metric, target.value)
+        )
     };
     (Some(reason), -margin / scale, margin)
 }

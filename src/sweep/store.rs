@@ -30,7 +30,7 @@ pub enum StoreError {
     /// The folder holds a different sweep.
     #[error(
         "'{dir}' holds results of a different sweep (scenario or parameters changed: hash {found} there, {expected} now); \
-         resume only an unchanged sweep, or write to a new --out folder"
+         resume only an unchanged sweep, write to a new --out folder, or add --force (without --resume) to replace it"
     )]
     Stale {
         /// Folder.
@@ -43,6 +43,9 @@ pub enum StoreError {
     /// A point file is damaged.
     #[error("'{0}' is damaged: {1}; delete that point folder and resume")]
     Damaged(String, String),
+    /// The folder holds other results (another sweep without `--force`, or a run).
+    #[error(transparent)]
+    Occupied(#[from] crate::output::occupied::Occupied),
 }
 
 /// A stable hash of everything that decides a sweep's numbers.
@@ -66,29 +69,38 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (or starts) the folder. With `resume`, an existing folder must hold this very
-    /// sweep; without it, earlier point folders are removed.
+    /// Opens (or starts) the folder, following [`crate::output::occupied`]: a new folder
+    /// is started; a folder holding this very sweep keeps its finished points (they are
+    /// the same numbers), with or without `resume`; a folder holding a different sweep
+    /// is refused unless `force`, which removes its points and final files first.
     ///
     /// # Errors
-    /// [`StoreError::Stale`] when resuming into a different sweep; I/O errors.
-    pub fn open(dir: &Path, sweep: &Sweep, resume: bool) -> Result<Store, StoreError> {
+    /// [`StoreError::Stale`] when resuming into a different sweep;
+    /// [`StoreError::Occupied`] for a different sweep without `force`, or a folder of
+    /// another kind; I/O errors.
+    pub fn open(dir: &Path, sweep: &Sweep, resume: bool, force: bool) -> Result<Store, StoreError> {
+        use crate::output::occupied::{self, Claim, Holds, Occupied};
         let hash = sweep_hash(sweep);
         let meta = dir.join("sweep.toml");
-        if resume && meta.exists() {
-            let text = std::fs::read_to_string(&meta)?;
-            let found = text
-                .lines()
-                .find_map(|l| l.strip_prefix("hash = \"").and_then(|r| r.strip_suffix('"')))
-                .unwrap_or("(none)")
-                .to_string();
-            if found != hash {
+        match occupied::claim_sweep(dir, &hash, force) {
+            Err(Occupied::Other { .. }) if resume => {
+                let found = match Holds::inspect(dir) {
+                    Holds::Sweep { hash: Some(h) } => h,
+                    _ => "(none)".to_string(),
+                };
                 return Err(StoreError::Stale { dir: dir.display().to_string(), found, expected: hash });
             }
-        } else {
-            let points = dir.join("points");
-            if points.exists() {
-                std::fs::remove_dir_all(&points)?;
+            Err(e) => return Err(e.into()),
+            Ok(Claim::Forced) => {
+                let points = dir.join("points");
+                if points.exists() {
+                    std::fs::remove_dir_all(&points)?;
+                }
+                for f in ["sweep.csv", "recommendation.txt", "risk.csv"] {
+                    let _ = std::fs::remove_file(dir.join(f));
+                }
             }
+            Ok(Claim::Fresh | Claim::Same) => {}
         }
         std::fs::create_dir_all(dir.join("points"))?;
         let mut text =

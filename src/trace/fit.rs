@@ -2,8 +2,10 @@
 //! own workload) from a cluster's own log.
 //!
 //! What is estimated, and how:
-//! - **cluster size**: given, else the log header's `MaxProcs` (or `MaxNodes`), else the
-//!   peak number of GPUs the log's own jobs held at once, else the largest job;
+//! - **cluster size**: given, else the log header's `MaxProcs` (or `MaxNodes`); a log
+//!   that does not state it (every sacct export, CSV job lists) needs `--gpus N`: the
+//!   peak use of the log's own jobs is only a lower bound, and sizing the cluster by it
+//!   overstates the offered load ([`FitError::NoClusterSize`] says that peak);
 //! - **offered load**: Σ(size × run time) ÷ (cluster × span between the first and last
 //!   submission), written as `background.offered_load`, so the simulated load matches
 //!   the log's whatever the fitted runtime means are;
@@ -17,7 +19,24 @@
 //!   arrival rate ÷ the log's mean rate (jobs per day of the log in that month), so the
 //!   multipliers average 1 over the log's period;
 //! - **hour of week**: relative arrival rates by local hour and weekday, written as the
-//!   background's `hourly_profile` (168 values, Monday 00:00 first).
+//!   background's `hourly_profile` (168 values, Monday 00:00 first);
+//! - **horizon**: one calendar year from the log's first day (the scenario leaves
+//!   `horizon_days` out), whatever the log's span, unless [`FitOptions::horizon_days`]
+//!   asks otherwise: a short log describes the load, not the length of the question.
+//!
+//! # Minimum data
+//! Each part is fitted only from enough data, and falls back to something simpler with
+//! a [`FitWarning`] that says why (printed by `fit` and written into the file):
+//! - the arrival profile needs [`MIN_JOBS_PER_CELL`] jobs per cell on average and the
+//!   cells covered repeatedly: hour of week (168 cells) needs ≥ 1,680 jobs over
+//!   ≥ [`MIN_WEEKS`] weeks; else hour of day (24 cells, the same for every weekday) needs
+//!   ≥ 240 jobs over ≥ [`MIN_DAYS`] days; else the profile is flat;
+//! - a month's multiplier needs ≥ [`MIN_MONTH_DAYS`] days of the log in that month and
+//!   ≥ [`MIN_MONTH_JOBS`] jobs; other months get 1, and with fewer than two such months
+//!   no seasons are written (flat over the year);
+//! - a runtime fit needs at least two distinct run times in its size class (size
+//!   classes hold ≥ 50 jobs unless the log is smaller, [`size_classes`]), and the whole
+//!   fit at least 10 usable jobs.
 //!
 //! With a [`GroupMark`], that user's or account's jobs are fitted apart (same size classes
 //! and runtime fits) as the group's `[[workload.classes]]` with `jobs_per_week` rates; the
@@ -34,11 +53,26 @@ use crate::date::Date;
 use crate::units::DAY;
 use crate::workload::Job;
 
+/// Jobs per cell, on average, below which an arrival profile is not estimated (a cell's
+/// relative rate then has a standard error above about 30%).
+pub const MIN_JOBS_PER_CELL: f64 = 10.0;
+/// Weeks of log an hour-of-week profile needs (each hour of the week seen this often).
+pub const MIN_WEEKS: f64 = 4.0;
+/// Days of log an hour-of-day profile needs.
+pub const MIN_DAYS: f64 = 7.0;
+/// Days of log in a calendar month for its own multiplier.
+pub const MIN_MONTH_DAYS: f64 = 14.0;
+/// Jobs in a calendar month for its own multiplier.
+pub const MIN_MONTH_JOBS: usize = 20;
+
 /// What to fit.
 #[derive(Clone, Debug)]
 pub struct FitOptions {
-    /// Cluster size; `None` = from the log (see the module doc).
+    /// Cluster size; `None` = the log header's (an error when the log has none).
     pub gpus: Option<u32>,
+    /// Simulated days; `None` = one calendar year from the start date (the scenario
+    /// default, so the key is left out).
+    pub horizon_days: Option<f64>,
     /// What job sizes count.
     pub units: Units,
     /// Processors per GPU.
@@ -115,6 +149,86 @@ pub struct MonthRate {
     pub multiplier: f64,
 }
 
+/// The arrival rate by time of week that was fitted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrivalProfile {
+    /// 168 relative rates, Monday 00:00 first (NaN for an hour the log never covered).
+    HourOfWeek(Vec<f64>),
+    /// 24 relative rates by local hour, the same for every weekday.
+    HourOfDay(Vec<f64>),
+    /// No profile: arrivals are flat over the week.
+    Flat,
+}
+
+impl ArrivalProfile {
+    /// The 168 values of `hourly_profile` (`None` for a flat profile).
+    pub fn hourly_168(&self) -> Option<Vec<f64>> {
+        match self {
+            ArrivalProfile::HourOfWeek(v) => Some(v.clone()),
+            ArrivalProfile::HourOfDay(v) => Some((0..168).map(|h| v[h % 24]).collect()),
+            ArrivalProfile::Flat => None,
+        }
+    }
+}
+
+/// Something the fit fell back on or could not do, said plainly.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FitWarning {
+    /// Too little data for an hour-of-week profile; hour of day used instead.
+    HourOfDayProfile {
+        /// Jobs of the background.
+        jobs: usize,
+        /// Weeks the log covers.
+        weeks: f64,
+    },
+    /// Too little data for any profile; arrivals are flat over the week.
+    FlatProfile {
+        /// Jobs of the background.
+        jobs: usize,
+        /// Days the log covers.
+        days: f64,
+    },
+    /// Too few well-covered months for monthly seasons.
+    NoSeasons {
+        /// Months with enough data.
+        months: usize,
+    },
+    /// Some months had too little data and keep multiplier 1.
+    ThinMonths {
+        /// Their short names.
+        months: Vec<&'static str>,
+    },
+}
+
+impl std::fmt::Display for FitWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FitWarning::HourOfDayProfile { jobs, weeks } => write!(
+                f,
+                "an hour-of-week profile needs at least {:.0} jobs over {MIN_WEEKS:.0} weeks ({MIN_JOBS_PER_CELL:.0} per hour of \
+                 the week); the log has {jobs} over {weeks:.1} weeks, so the profile is by hour of day, the same every weekday",
+                168.0 * MIN_JOBS_PER_CELL
+            ),
+            FitWarning::FlatProfile { jobs, days } => write!(
+                f,
+                "an hour-of-day profile needs at least {:.0} jobs over {MIN_DAYS:.0} days ({MIN_JOBS_PER_CELL:.0} per hour of \
+                 the day); the log has {jobs} over {days:.1} days, so arrivals are flat over the week (no hourly_profile)",
+                24.0 * MIN_JOBS_PER_CELL
+            ),
+            FitWarning::NoSeasons { months } => write!(
+                f,
+                "monthly seasons need at least two calendar months with {MIN_MONTH_DAYS:.0}+ days and {MIN_MONTH_JOBS}+ jobs \
+                 in the log; it has {months}, so no seasons are written (the rate is flat over the year)"
+            ),
+            FitWarning::ThinMonths { months } => write!(
+                f,
+                "{} had fewer than {MIN_MONTH_DAYS:.0} days or {MIN_MONTH_JOBS} jobs in the log, so multiplier 1 is used there",
+                months.join(", ")
+            ),
+        }
+    }
+}
+
 /// Everything `fit` estimated.
 #[derive(Clone, Debug)]
 pub struct LogFit {
@@ -138,10 +252,13 @@ pub struct LogFit {
     pub offered_load: f64,
     /// Size classes, smallest first.
     pub classes: Vec<ClassFit>,
-    /// Monthly rates (empty without a calendar).
+    /// Monthly rates (empty without a calendar, or with fewer than two months with
+    /// enough data); months with too little data have multiplier 1.
     pub months: Vec<MonthRate>,
-    /// Relative arrival rate by hour of week, Monday 00:00 first (local time).
-    pub hour_of_week: Option<Vec<f64>>,
+    /// Relative arrival rate by time of week (local time); `Flat` without a calendar.
+    pub profile: ArrivalProfile,
+    /// What was simplified for lack of data.
+    pub warnings: Vec<FitWarning>,
     /// The group's own jobs, when a group was named.
     pub group: Option<GroupFit>,
 }
@@ -149,6 +266,17 @@ pub struct LogFit {
 /// Why a log cannot be fitted.
 #[derive(Debug, thiserror::Error)]
 pub enum FitError {
+    /// The log does not state the cluster's size and none was given.
+    #[error(
+        "the log does not state the cluster's size (no MaxProcs or MaxNodes header; sacct exports and CSV job lists never do): \
+         give --gpus N, the GPUs of the whole cluster{}",
+        peak.map_or(String::new(), |p| format!(". For reference, the log's own jobs held at most {p} at once; the cluster \
+         is at least that large, and sizing it by that peak would overstate its load"))
+    )]
+    NoClusterSize {
+        /// Peak concurrent use of the log's jobs, when starts are recorded.
+        peak: Option<u32>,
+    },
     /// Too few usable jobs.
     #[error(
         "only {0} usable jobs (with a run time and a size that fits the cluster); at least 10 are needed to fit anything"
@@ -192,7 +320,7 @@ pub enum FitError {
 /// # Errors
 /// [`FitError`] when the log has too few usable jobs or no time span.
 pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
-    let (cluster_gpus, cluster_from) = cluster_size(trace, o);
+    let (cluster_gpus, cluster_from) = cluster_size(trace, o)?;
     let ro = ReplayOptions { units: o.units, procs_per_gpu: o.procs_per_gpu, ..ReplayOptions::new(cluster_gpus) };
     let conv = to_jobs(trace, &ro);
     let jobs = &conv.jobs;
@@ -238,12 +366,14 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
     }
     let local = |t: i64| trace.info.local_time(t + conv.origin);
     let start = local(0).map(|t| Date::from_days(t.div_euclid(DAY as i64)));
-    let (months, hour_of_week) = match local(0) {
+    let mut warnings = Vec::new();
+    let (months, profile) = match local(0) {
         Some(t0) => {
             let submits: Vec<i64> = others.iter().map(|j| t0 + j.submit as i64).collect();
-            (month_rates(&submits, t0, t0 + span as i64), Some(hour_of_week_rates(&submits, t0, t0 + span as i64)))
+            let (from, to) = (t0, t0 + span as i64);
+            (seasons(&submits, from, to, &mut warnings), arrival_profile(&submits, from, to, &mut warnings))
         }
-        None => (Vec::new(), None),
+        None => (Vec::new(), ArrivalProfile::Flat),
     };
     Ok(LogFit {
         options: o.clone(),
@@ -257,9 +387,46 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
         offered_load: total_work / (f64::from(cluster_gpus) * span),
         classes,
         months,
-        hour_of_week,
+        profile,
+        warnings,
         group,
     })
+}
+
+/// The arrival profile the data supports (see the module doc), with a warning for each
+/// step down.
+fn arrival_profile(submits: &[i64], from: i64, to: i64, warnings: &mut Vec<FitWarning>) -> ArrivalProfile {
+    let (jobs, days) = (submits.len(), (to - from) as f64 / DAY as f64);
+    if jobs as f64 >= 168.0 * MIN_JOBS_PER_CELL && days >= 7.0 * MIN_WEEKS {
+        return ArrivalProfile::HourOfWeek(hour_of_week_rates(submits, from, to));
+    }
+    if jobs as f64 >= 24.0 * MIN_JOBS_PER_CELL && days >= MIN_DAYS {
+        warnings.push(FitWarning::HourOfDayProfile { jobs, weeks: days / 7.0 });
+        return ArrivalProfile::HourOfDay(hour_of_day_rates(submits, from, to));
+    }
+    warnings.push(FitWarning::FlatProfile { jobs, days });
+    ArrivalProfile::Flat
+}
+
+/// Monthly multipliers for the months with enough data (see the module doc).
+fn seasons(submits: &[i64], from: i64, to: i64, warnings: &mut Vec<FitWarning>) -> Vec<MonthRate> {
+    const NAMES: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let mut months = month_rates(submits, from, to);
+    let enough = |m: &MonthRate| m.days >= MIN_MONTH_DAYS && m.jobs >= MIN_MONTH_JOBS;
+    let good = months.iter().filter(|m| enough(m)).count();
+    if good < 2 {
+        warnings.push(FitWarning::NoSeasons { months: good });
+        return Vec::new();
+    }
+    let thin: Vec<&'static str> =
+        months.iter().filter(|m| m.days > 0.0 && !enough(m)).map(|m| NAMES[m.month as usize - 1]).collect();
+    for m in months.iter_mut().filter(|m| !enough(m)) {
+        m.multiplier = 1.0;
+    }
+    if !thin.is_empty() {
+        warnings.push(FitWarning::ThinMonths { months: thin });
+    }
+    months
 }
 
 /// GPU-seconds of a job.
@@ -308,9 +475,9 @@ fn fit_classes(members: &[&Job], has_requests: bool) -> Vec<ClassFit> {
     classes
 }
 
-fn cluster_size(trace: &Trace, o: &FitOptions) -> (u32, String) {
+fn cluster_size(trace: &Trace, o: &FitOptions) -> Result<(u32, String), FitError> {
     if let Some(g) = o.gpus {
-        return (g, "given with --gpus".into());
+        return Ok((g, "given with --gpus".into()));
     }
     let per = if o.procs_per_gpu > 0.0 { o.procs_per_gpu } else { 1.0 };
     let from_header = |v: Option<u32>, what: &str| {
@@ -318,10 +485,15 @@ fn cluster_size(trace: &Trace, o: &FitOptions) -> (u32, String) {
     };
     let TraceInfo { max_procs, max_nodes, .. } = trace.info;
     if let Some(x) = from_header(max_procs, "MaxProcs").or_else(|| from_header(max_nodes, "MaxNodes")) {
-        return x;
+        return Ok(x);
     }
-    // Peak concurrent use from recorded starts and run times, else the largest job.
-    let big = ReplayOptions { units: o.units, procs_per_gpu: per, ..ReplayOptions::new(u32::MAX) };
+    Err(FitError::NoClusterSize { peak: peak_use(trace, o.units, per) })
+}
+
+/// Peak concurrent use of the log's jobs from recorded starts and run times (`None`
+/// when no start is recorded): a lower bound of the cluster's size, for messages.
+pub fn peak_use(trace: &Trace, units: Units, procs_per_gpu: f64) -> Option<u32> {
+    let big = ReplayOptions { units, procs_per_gpu, ..ReplayOptions::new(u32::MAX) };
     let conv = to_jobs(trace, &big);
     let mut events: Vec<(i64, i64)> = Vec::new();
     for (j, w) in conv.jobs.iter().zip(&conv.recorded_wait) {
@@ -337,15 +509,7 @@ fn cluster_size(trace: &Trace, o: &FitOptions) -> (u32, String) {
         now += d;
         peak = peak.max(now);
     }
-    let largest = conv.jobs.iter().map(|j| j.gpus).max().unwrap_or(1);
-    if peak > 0 {
-        (
-            (peak.min(i64::from(u32::MAX)) as u32).max(largest),
-            "the peak use of the log's own jobs (no size in the header)".into(),
-        )
-    } else {
-        (largest.max(1), "the largest job (no size in the header, no start times)".into())
-    }
+    (peak > 0).then(|| peak.min(i64::from(u32::MAX)) as u32)
 }
 
 /// Size classes `[lo, hi]`: 1, 2, 3–4, 5–8, …; a bucket with fewer than max(50, 2 %) of
@@ -427,6 +591,24 @@ fn hour_of_week(t: i64) -> usize {
     (weekday * 24 + t.rem_euclid(DAY as i64) / 3600) as usize
 }
 
+/// Relative arrival rates by local hour of the day (24 values averaging 1 over the log's
+/// exposure).
+fn hour_of_day_rates(submits: &[i64], from: i64, to: i64) -> Vec<f64> {
+    let mut exposure = [0.0f64; 24];
+    let mut t = from;
+    while t < to {
+        let next = ((t.div_euclid(3600) + 1) * 3600).min(to);
+        exposure[(t.rem_euclid(DAY as i64) / 3600) as usize] += (next - t) as f64 / 3600.0;
+        t = next;
+    }
+    let mut counts = [0usize; 24];
+    for &s in submits {
+        counts[(s.rem_euclid(DAY as i64) / 3600) as usize] += 1;
+    }
+    let mean = submits.len() as f64 / exposure.iter().sum::<f64>();
+    (0..24).map(|h| if exposure[h] > 0.0 { counts[h] as f64 / exposure[h] / mean } else { f64::NAN }).collect()
+}
+
 fn hour_of_week_rates(submits: &[i64], from: i64, to: i64) -> Vec<f64> {
     let mut exposure = [0.0f64; 168];
     let mut t = from;
@@ -454,6 +636,52 @@ mod tests {
         assert_eq!(size_classes(sizes.iter().copied(), sizes.len()), vec![(1, 1), (2, u32::MAX)]);
         let sizes: Vec<u32> = std::iter::repeat_n(3, 60).chain(std::iter::repeat_n(70, 60)).collect();
         assert_eq!(size_classes(sizes.iter().copied(), sizes.len()), vec![(3, 4), (65, u32::MAX)]);
+    }
+
+    #[test]
+    fn the_arrival_profile_steps_down_with_the_data_and_says_why() {
+        let day = 86_400;
+        // `n` submissions spread evenly over `days` days from a Monday.
+        let spread = |n: i64, days: i64| -> (Vec<i64>, i64, i64) {
+            let from = 4 * day;
+            ((0..n).map(|i| from + i * days * day / n).collect(), from, from + days * day)
+        };
+        let mut w = Vec::new();
+        let (s, a, b) = spread(2_000, 35);
+        assert!(matches!(arrival_profile(&s, a, b, &mut w), ArrivalProfile::HourOfWeek(v) if v.len() == 168));
+        assert!(w.is_empty());
+        let (s, a, b) = spread(2_000, 20);
+        assert!(matches!(arrival_profile(&s, a, b, &mut w), ArrivalProfile::HourOfDay(v) if v.len() == 24));
+        assert!(matches!(w[..], [FitWarning::HourOfDayProfile { jobs: 2_000, .. }]), "{w:?}");
+        w.clear();
+        let (s, a, b) = spread(300, 3);
+        assert_eq!(arrival_profile(&s, a, b, &mut w), ArrivalProfile::Flat, "300 jobs but only 3 days");
+        let (s, a, b) = spread(100, 60);
+        assert_eq!(arrival_profile(&s, a, b, &mut w), ArrivalProfile::Flat, "60 days but only 100 jobs");
+        assert!(w.iter().all(|x| matches!(x, FitWarning::FlatProfile { .. })) && w.len() == 2);
+        assert!(w[1].to_string().contains("the log has 100 over 60.0 days"), "{}", w[1]);
+        // Hour of day is written as 168 values, the same every weekday.
+        let hod = ArrivalProfile::HourOfDay((0..24).map(f64::from).collect()).hourly_168().unwrap();
+        assert_eq!((hod.len(), hod[24 + 5], hod[167]), (168, 5.0, 23.0));
+    }
+
+    #[test]
+    fn months_with_too_little_data_keep_multiplier_one_and_one_month_gives_no_seasons() {
+        let day = 86_400;
+        let from = 0; // 1970-01-01
+        let mut w = Vec::new();
+        // 40 days, 4 jobs a day: January is full, February has 9 days (36 jobs).
+        let s: Vec<i64> = (0..160).map(|i| from + i * day / 4).collect();
+        let m = seasons(&s, from, from + 40 * day, &mut w);
+        assert!(m.is_empty() && matches!(w[..], [FitWarning::NoSeasons { months: 1 }]), "{w:?}");
+        w.clear();
+        // 75 days: January and February full, March 16 days but only 10 jobs.
+        let mut s: Vec<i64> = (0..236).map(|i| from + i * day / 4).collect();
+        s.extend((0..10).map(|i| from + 59 * day + i * day));
+        let m = seasons(&s, from, from + 75 * day, &mut w);
+        assert_eq!(m[2].multiplier, 1.0, "March has too few jobs");
+        assert!(m[0].multiplier > 1.0, "January is estimated: {:?}", m[0]);
+        assert!(matches!(&w[..], [FitWarning::ThinMonths { months }] if months == &["Mar"]), "{w:?}");
     }
 
     #[test]

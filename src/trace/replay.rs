@@ -11,12 +11,13 @@
 //!   past its request was killed at about its limit, so it asked for what it used); 1
 //!   when the request is not recorded or with [`Estimates::Exact`].
 //!
-//! Jobs are left out (and counted by reason) when they have no run time, no size, zero
-//! GPUs, or more GPUs than the cluster. They run as background jobs, so no policy,
+//! Jobs are left out (and counted by reason) when they were still running or pending when
+//! the log was taken (an elapsed time so far is not a run time), have no run time, no
+//! size, zero GPUs, or more GPUs than the cluster. They run as background jobs, so no policy,
 //! group limit or walltime limit touches them, and their waits come from the engine's
 //! per-job records.
 
-use super::Trace;
+use super::{JobState, Trace};
 use crate::engine::simulate;
 use crate::scenario::raw::SchedulerKind;
 use crate::scenario::{Scenario, ScenarioError};
@@ -99,26 +100,37 @@ pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
         Units::Auto => trace.jobs.iter().any(|j| j.gpus.is_some_and(|g| g > 0.0)),
     };
     let per = if o.procs_per_gpu.is_finite() && o.procs_per_gpu > 0.0 { o.procs_per_gpu } else { 1.0 };
-    let reasons = ["no run time", "no size", "zero GPUs (CPU-only)", "larger than the cluster"];
-    let mut left = [0usize; 4];
+    let reasons = [
+        "still running or pending when the log was taken",
+        "no run time",
+        "no size",
+        "zero GPUs (CPU-only)",
+        "larger than the cluster",
+    ];
+    let mut left = [0usize; 5];
     let mut kept = Vec::new();
     for (index, j) in trace.jobs.iter().enumerate() {
-        let Some(runtime) = j.runtime else {
+        // A running job's elapsed time so far is not its run time.
+        if matches!(j.state, JobState::Running | JobState::Pending) {
             left[0] += 1;
+            continue;
+        }
+        let Some(runtime) = j.runtime else {
+            left[1] += 1;
             continue;
         };
         let size = if counted_gpus { j.gpus } else { j.procs.map(f64::from) };
         let Some(size) = size else {
-            left[1] += 1;
+            left[2] += 1;
             continue;
         };
         if size <= 0.0 {
-            left[2] += 1;
+            left[3] += 1;
             continue;
         }
         let gpus = (size / per - 1e-9).ceil().max(1.0);
         if gpus > f64::from(o.gpus) {
-            left[3] += 1;
+            left[4] += 1;
             continue;
         }
         let runtime = runtime.max(1) as SimTime;
@@ -270,37 +282,58 @@ pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ScenarioError>
 }
 
 impl Replay {
-    /// Rows `(statistic, recorded, simulated)` in hours or shares, for tables and CSV.
-    pub fn rows(&self) -> Vec<(&'static str, f64, f64)> {
-        let (r, s) = (&self.recorded, &self.simulated);
+    /// Whether the log records waits (queue delays) at all. Without them (NASA-iPSC, the
+    /// Lublin model) the comparison has only one side: the simulated waits of every
+    /// replayed job.
+    pub fn has_recorded_waits(&self) -> bool {
+        self.recorded.n > 0
+    }
+
+    /// The simulated side of the comparison: the same jobs as the recorded side, or every
+    /// replayed job when the log records no waits.
+    pub fn simulated_side(&self) -> &WaitStats {
+        if self.has_recorded_waits() { &self.simulated } else { &self.simulated_all }
+    }
+
+    /// Rows `(statistic, recorded, simulated)` in hours or shares, for tables and CSV; a
+    /// recorded value is `None` when the log records no waits.
+    pub fn rows(&self) -> Vec<(&'static str, Option<f64>, f64)> {
+        let (r, s) = (&self.recorded, self.simulated_side());
+        let rec = |v: f64| self.has_recorded_waits().then_some(v);
         vec![
-            ("jobs", r.n as f64, s.n as f64),
-            ("mean_wait_h", r.mean_h, s.mean_h),
-            ("p50_wait_h", r.p50_h, s.p50_h),
-            ("p90_wait_h", r.p90_h, s.p90_h),
-            ("p95_wait_h", r.p95_h, s.p95_h),
-            ("p99_wait_h", r.p99_h, s.p99_h),
-            ("zero_wait_share", r.zero_share, s.zero_share),
-            ("wait_le_1min_share", r.minute_share, s.minute_share),
+            ("jobs", rec(r.n as f64), s.n as f64),
+            ("mean_wait_h", rec(r.mean_h), s.mean_h),
+            ("p50_wait_h", rec(r.p50_h), s.p50_h),
+            ("p90_wait_h", rec(r.p90_h), s.p90_h),
+            ("p95_wait_h", rec(r.p95_h), s.p95_h),
+            ("p99_wait_h", rec(r.p99_h), s.p99_h),
+            ("zero_wait_share", rec(r.zero_share), s.zero_share),
+            ("wait_le_1min_share", rec(r.minute_share), s.minute_share),
         ]
     }
 
-    /// The side-by-side table.
+    /// The side-by-side table; the recorded column reads "unavailable" when the log
+    /// records no waits.
     pub fn to_table(&self) -> String {
         let mut s = format!("{:<18} {:>12} {:>12} {:>10}\n", "queue delay", "recorded", "simulated", "sim/rec");
         for (name, r, x) in self.rows() {
-            let ratio = if r != 0.0 && r.is_finite() { format!("{:.2}", x / r) } else { "–".into() };
             let f = |v: f64| if name == "jobs" { format!("{v:.0}") } else { format!("{v:.3}") };
-            s.push_str(&format!("{:<18} {:>12} {:>12} {:>10}\n", name, f(r), f(x), ratio));
+            let (rec, ratio) = match r {
+                None => ("unavailable".to_string(), "–".to_string()),
+                Some(r) if r != 0.0 && r.is_finite() => (f(r), format!("{:.2}", x / r)),
+                Some(r) => (f(r), "–".to_string()),
+            };
+            s.push_str(&format!("{:<18} {:>12} {:>12} {:>10}\n", name, rec, f(x), ratio));
         }
         s
     }
 
-    /// The same as CSV: `statistic,recorded,simulated`.
+    /// The same as CSV: `statistic,recorded,simulated` (recorded empty when the log
+    /// records no waits).
     pub fn to_csv(&self) -> String {
         let mut s = String::from("statistic,recorded,simulated\n");
         for (name, r, x) in self.rows() {
-            s.push_str(&format!("{name},{r},{x}\n"));
+            s.push_str(&format!("{name},{},{x}\n", r.map_or(String::new(), |r| r.to_string())));
         }
         s
     }

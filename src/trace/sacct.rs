@@ -19,8 +19,13 @@
 //! - GPUs from `AllocTRES` (`gres/gpu=2`; typed `gres/gpu:a100=2` entries are summed only
 //!   when there is no untyped one), else `ReqTRES`, else `AllocGRES`/`ReqGRES`
 //!   (`gpu:2`, `gpu:a100:2`); CPUs from `cpu=` of the same TRES, or `AllocCPUS`/`NCPUS`/`ReqCPUS`;
+//!   a GPU or CPU count in a TRES that is not a number (`gres/gpu=abc`) is a bad row
+//!   naming the column and its text, never a CPU-only job;
 //! - `State` words such as `CANCELLED by 0` or a truncated `CANCELLED+` map to
-//!   [`JobState`]; `Account` is the group.
+//!   [`JobState`]; without a `State` column, a started job without an `End` is taken as
+//!   still running. Running and pending jobs are read (with whatever `Elapsed` says so
+//!   far) and left out, counted, when a log is replayed or fitted
+//!   ([`super::replay::to_jobs`]); `Account` is the group.
 //!
 //! `--parsable` (without the 2) ends every line with a `|`; that is accepted too.
 
@@ -141,6 +146,14 @@ impl Columns {
         job.start = time(self.start, "Start")?;
         let end = time(self.end, "End")?;
         job.state = get(self.state).map_or(JobState::Unknown, JobState::from_word);
+        if job.state == JobState::Unknown
+            && self.state.is_none()
+            && self.end.is_some()
+            && job.start.is_some()
+            && end.is_none()
+        {
+            job.state = JobState::Running;
+        }
         if job.start.is_some() {
             let elapsed = match get(self.elapsed) {
                 Some(s) if self.raw_elapsed => Some(number("ElapsedRaw", s)?.round() as i64),
@@ -155,8 +168,8 @@ impl Columns {
             Some(s) => Some(slurm_duration("Timelimit", s)?),
             None => None,
         };
-        let alloc = get(self.alloc_tres).map(tres);
-        let req = get(self.req_tres).map(tres);
+        let alloc = get(self.alloc_tres).map(|t| tres("AllocTRES", t)).transpose()?;
+        let req = get(self.req_tres).map(|t| tres("ReqTRES", t)).transpose()?;
         let started = job.start.is_some();
         let pick = |a: Option<Option<f64>>, r: Option<Option<f64>>| {
             let a = a.flatten();
@@ -179,29 +192,38 @@ fn is_unlimited(s: &str) -> bool {
     matches!(s.to_ascii_lowercase().as_str(), "unlimited" | "partition_limit" | "invalid" | "infinite")
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Tres {
     gpus: Option<f64>,
     cpus: Option<f64>,
 }
 
 /// `billing=8,cpu=8,gres/gpu=2,gres/gpu:a100=2,mem=64G,node=1` → GPUs 2, CPUs 8.
-fn tres(text: &str) -> Tres {
+///
+/// # Errors
+/// [`Problem::BadValue`] naming `column` when a GPU or CPU count is not a non-negative
+/// number (other entries, such as `mem=64G`, are not read).
+fn tres(column: &str, text: &str) -> Result<Tres, Problem> {
     let (mut plain, mut typed, mut cpus) = (None, None::<f64>, None);
     for item in text.split(',') {
         let Some((k, v)) = item.split_once('=') else { continue };
-        let Ok(v) = v.trim().parse::<f64>() else { continue };
-        if !v.is_finite() || v < 0.0 {
+        let k = k.trim();
+        if !(k == "cpu" || k == "gres/gpu" || k.starts_with("gres/gpu:")) {
             continue;
         }
-        match k.trim() {
+        let v = match v.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => v,
+            _ => {
+                return Err(Problem::BadValue { field: format!("{column} {k}"), text: super::text::clip(item.trim()) });
+            }
+        };
+        match k {
             "gres/gpu" => plain = Some(v),
             "cpu" => cpus = Some(v),
-            k if k.starts_with("gres/gpu:") => typed = Some(typed.unwrap_or(0.0) + v),
-            _ => {}
+            _ => typed = Some(typed.unwrap_or(0.0) + v),
         }
     }
-    Tres { gpus: plain.or(typed), cpus }
+    Ok(Tres { gpus: plain.or(typed), cpus })
 }
 
 /// `gpu:2`, `gpu:a100:2(IDX:0-1)`, `gpu:a100:2,gpu:v100:1` → 2, 2, 3.
@@ -329,9 +351,27 @@ mod tests {
 
     #[test]
     fn tres_and_gres() {
+        let tres = |t: &str| super::tres("AllocTRES", t).unwrap();
         assert_eq!(tres("cpu=4,gres/gpu:a100=2,gres/gpu:v100=1").gpus, Some(3.0));
         assert_eq!(tres("cpu=4,gres/gpu=2,gres/gpu:a100=2").gpus, Some(2.0));
         assert_eq!(tres("cpu=4,mem=4G").gpus, None);
+        for bad in ["cpu=4,gres/gpu=abc", "gres/gpu:a100=", "cpu=x,gres/gpu=1", "gres/gpu=-1"] {
+            let e = super::tres("AllocTRES", bad).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                format!(
+                    "unreadable AllocTRES {}",
+                    if bad.starts_with("cpu=x") {
+                        "cpu"
+                    } else if bad.contains("a100") {
+                        "gres/gpu:a100"
+                    } else {
+                        "gres/gpu"
+                    }
+                ),
+                "{bad}"
+            );
+        }
         assert_eq!(gres_gpus("gpu:a100:2(IDX:0-1)"), Some(2.0));
         assert_eq!(gres_gpus("gpu:2,gpu:v100:1"), Some(3.0));
         assert_eq!(gres_gpus("craynetwork:1"), None);

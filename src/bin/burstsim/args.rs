@@ -73,21 +73,29 @@ pub struct RunArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
-    /// Output folder (default: output/<scenario name>/).
+    /// Output folder (default: output/<scenario name>/). With --shard: the folder that
+    /// collects every shard (default: output/<scenario name>/shards/); this shard writes
+    /// its own shard-INDEX-of-COUNT/ inside it.
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
+    /// Replace the results of another run in the output folder (without it, a folder
+    /// holding a different run's results is refused; the same run is simply redone).
+    #[arg(long)]
+    pub force: bool,
     /// Sequential stopping: add replications (at least 20, in growing batches) until each
     /// watched 95% CI is this narrow, for every policy, up to simulation.max_replications.
     /// A bare 0.05 or 5% means ±5% of the mean on total_cost_cny and wait_mean_h;
     /// METRIC=2% is relative, METRIC=0.1 absolute in the metric's unit (e.g.
-    /// wait_mean_h=0.1 for ±0.1 h). Repeatable (docs/STATISTICS.md).
+    /// wait_mean_h=0.1 for ±0.1 h; rates in percentage points: deadline_miss_rate=1pp).
+    /// Repeatable (docs/STATISTICS.md).
     #[arg(long, value_name = "[METRIC=]WIDTH")]
     pub ci_target: Vec<String>,
     /// No progress bar and no table; errors and warnings still go to stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// A requirement such as 'wait_p95_h<=2' (repeatable): report, per policy, the share
-    /// of simulated years that miss any of them, with an exact 95% CI (risk.csv).
+    /// A requirement such as 'wait_p95_h<=2' or 'deadline_miss_rate<=5%' (repeatable;
+    /// rates and shares in percent, with the % sign): report, per policy, the share of
+    /// simulated years that miss any of them, with an exact 95% CI (risk.csv).
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
     /// Run only shard INDEX/COUNT of the replications (INDEX, INDEX+COUNT, …) and write a
@@ -101,6 +109,10 @@ pub struct RunArgs {
     /// share); classes.csv has them in any case.
     #[arg(long)]
     pub by_class: bool,
+    /// Write the CSV files as UTF-8 with a byte-order mark, so Excel (on Chinese Windows
+    /// too) shows Chinese names correctly; without it they are plain UTF-8.
+    #[arg(long)]
+    pub excel: bool,
 }
 
 /// `burstsim merge`.
@@ -112,12 +124,18 @@ pub struct MergeArgs {
     /// Output folder (default: output/<scenario name>/).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
+    /// Replace the results of another run in the output folder.
+    #[arg(long)]
+    pub force: bool,
     /// No table.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Do not draw charts/ and report.html (`burstsim plot DIR` draws them later).
     #[arg(long)]
     pub no_charts: bool,
+    /// Write the CSV files as UTF-8 with a byte-order mark, for Excel.
+    #[arg(long)]
+    pub excel: bool,
 }
 
 /// Table or CSV.
@@ -157,9 +175,9 @@ pub struct SweepArgs {
     /// cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny. Repeat for a grid (up to 3).
     #[arg(long = "param", short = 'p')]
     pub params: Vec<String>,
-    /// A requirement such as 'wait_p95_h<=24', 'deadline_miss_rate<=0.05' or
+    /// A requirement such as 'wait_p95_h<=24', 'deadline_miss_rate<=5%' or
     /// 'total_cost_cny<=50000' (repeatable): the cheapest point and policy whose 95% CI
-    /// meets all of them is recommended.
+    /// meets all of them is recommended. Rates and shares are in percent, with the % sign.
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
     /// Choose by risk across years instead of by the mean year: the cheapest setting whose
@@ -171,9 +189,14 @@ pub struct SweepArgs {
     /// POLICY_A,POLICY_B: where along a one-parameter sweep their mean costs cross.
     #[arg(long)]
     pub break_even: Option<String>,
-    /// Continue an interrupted sweep in the same --out folder (finished points are kept).
-    #[arg(long)]
+    /// Continue an interrupted sweep in the same --out folder (finished points are kept;
+    /// the same sweep run again without it also reuses them).
+    #[arg(long, conflicts_with = "force")]
     pub resume: bool,
+    /// Replace a different sweep's results in the output folder (its points are removed
+    /// first); without it such a folder is refused.
+    #[arg(long, conflicts_with = "shard")]
+    pub force: bool,
     /// Run only points INDEX, INDEX+COUNT, … (a Slurm array task: --shard
     /// $SLURM_ARRAY_TASK_ID/N); all shards share --out, and a final `--resume` run
     /// assembles sweep.csv once every point is done.
@@ -197,4 +220,7 @@ pub struct SweepArgs {
     /// Do not draw charts/ and report.html at the end (`burstsim plot DIR` draws them later).
     #[arg(long)]
     pub no_charts: bool,
+    /// Write sweep.csv and risk.csv as UTF-8 with a byte-order mark, for Excel.
+    #[arg(long)]
+    pub excel: bool,
 }

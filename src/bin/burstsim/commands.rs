@@ -27,6 +27,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
                 .is_some_and(|s| !matches!(s, burstsim::sweep::store::StoreError::Io(_)))
             || e.downcast_ref::<burstsim::experiment::shard::ShardError>()
                 .is_some_and(|s| !matches!(s, burstsim::experiment::shard::ShardError::Io(_)))
+            || e.is::<burstsim::output::occupied::Occupied>()
     });
     if bad_input { 2 } else { 1 }
 }
@@ -138,6 +139,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         return run_shard(&a, &scenario, spec);
     }
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
+    claim_out_dir(&out_dir, &scenario, "run", a.force, a.quiet)?;
     let rule = cli_rule.or_else(|| scenario.ci_target.map(experiment::Sequential::relative_default));
     let pool = pool(a.threads)?;
 
@@ -161,12 +163,13 @@ fn run(a: RunArgs) -> Result<ExitCode> {
 
     let summaries = Summaries::new(&scenario, &results);
     let warns = warnings::collect(&scenario, &results, &stopping);
-    output::write_run(&out_dir, &scenario, &results, &summaries, &stopping, &warns)?;
+    let encoding = output::csv::Encoding::excel(a.excel);
+    output::write_run_encoded(&out_dir, &scenario, &results, &summaries, &stopping, &warns, encoding)?;
     let risks = burstsim::experiment::risk::policy_risks(&scenario, &results, &targets);
     if targets.is_empty() {
         let _ = std::fs::remove_file(out_dir.join("risk.csv")); // an earlier run's, now stale
     } else {
-        output::atomic_write(&out_dir.join("risk.csv"), &output::csv::risk_csv(&targets, &risks))?;
+        output::atomic_write(&out_dir.join("risk.csv"), &encoding.encode(output::csv::risk_csv(&targets, &risks)))?;
     }
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
@@ -205,6 +208,29 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses an output folder holding another run's results (unless `force`) before any
+/// work starts; says so when earlier results are replaced.
+fn claim_out_dir(
+    dir: &std::path::Path,
+    scenario: &Scenario,
+    kind: &'static str,
+    force: bool,
+    quiet: bool,
+) -> Result<()> {
+    use burstsim::output::occupied::{Claim, Holds, claim_run};
+    let before = Holds::inspect(dir);
+    match claim_run(dir, scenario.hash(), kind, force)? {
+        Claim::Fresh => {}
+        Claim::Same if !quiet => eprintln!(
+            "burstsim: '{}' holds an earlier run of this same scenario (same seed and replications); its files are replaced",
+            dir.display()
+        ),
+        Claim::Forced => eprintln!("burstsim: --force: replacing {} in '{}'", before.describe(), dir.display()),
+        Claim::Same => {}
+    }
+    Ok(())
 }
 
 fn validate(a: ValidateArgs) -> Result<ExitCode> {
@@ -345,12 +371,21 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(format!("{}-sweep", first.name)));
     let shard = a.shard.as_deref().map(burstsim::experiment::shard::parse_spec).transpose()?;
     // Shards of one sweep share the folder: none may remove the others' points.
-    let st = store::Store::open(&out_dir, &sw, a.resume || shard.is_some())?;
+    // A folder holding this same sweep keeps its finished points (shards of one sweep
+    // share it); another sweep's folder is refused unless --force.
+    let st = store::Store::open(&out_dir, &sw, a.resume || shard.is_some(), a.force)?;
     let pool = pool(a.threads)?;
     let total = sw.points.len();
     let done_before = (0..total).filter(|&p| st.is_done(p)).count();
-    if a.resume && done_before > 0 && !a.quiet {
-        eprintln!("burstsim: resuming: {done_before} of {total} points already finished in {}", out_dir.display());
+    if done_before > 0 && !a.quiet {
+        if a.resume || shard.is_some() {
+            eprintln!("burstsim: resuming: {done_before} of {total} points already finished in {}", out_dir.display());
+        } else {
+            eprintln!(
+                "burstsim: '{}' holds this same sweep: reusing its {done_before} of {total} finished points (the same numbers; --force recomputes them)",
+                out_dir.display()
+            );
+        }
     }
     let pb = progress_bar(total as u64, a.quiet, "sweep points");
     pb.set_position(done_before as u64);
@@ -394,7 +429,8 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         summaries.push(s);
         raw.push(r);
     }
-    output::atomic_write(&out_dir.join("sweep.csv"), &store::sweep_csv(&sw, &raw))?;
+    let encoding = output::csv::Encoding::excel(a.excel);
+    output::atomic_write(&out_dir.join("sweep.csv"), &encoding.encode(store::sweep_csv(&sw, &raw)))?;
     // Per point and policy, the simulated years that missed the targets (None: the point
     // was written by an older burstsim without per-year values).
     let risks: Vec<Option<Vec<burstsim::experiment::risk::PolicyRisk>>> = if targets.is_empty() {
@@ -495,7 +531,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             let all: Vec<_> = risks.iter().map(|r| r.clone().unwrap_or_default()).collect();
             output::atomic_write(
                 &out_dir.join("risk.csv"),
-                &store::risk_csv(&sw, &targets, &all, mean.confidence_each),
+                &encoding.encode(store::risk_csv(&sw, &targets, &all, mean.confidence_each)),
             )?;
         } else {
             let _ = std::fs::remove_file(out_dir.join("risk.csv"));
@@ -566,9 +602,16 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
         ));
     }
     let reps = shard::replications(scenario.replications, index, count);
-    let out_dir = a.out.clone().unwrap_or_else(|| {
-        std::path::Path::new("output").join(&scenario.name).join("shards").join(format!("shard-{index}-of-{count}"))
-    });
+    // --out names the folder that collects every shard; each shard has its own folder
+    // inside it (an --out that already ends in this shard's name is taken as that folder).
+    let own = format!("shard-{index}-of-{count}");
+    let base = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name).join("shards"));
+    let out_dir = if base.file_name().is_some_and(|n| n.to_string_lossy() == own) { base } else { base.join(&own) };
+    let shards_dir = out_dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf);
+    let claim = burstsim::output::occupied::claim_shard(&out_dir, scenario.hash(), index, count, a.force)?;
+    if claim == burstsim::output::occupied::Claim::Forced {
+        eprintln!("burstsim: --force: replacing the shard in '{}'", out_dir.display());
+    }
     let pool = pool(a.threads)?;
     let pb = progress_bar(reps.len() as u64, a.quiet, "replications");
     let started = Instant::now();
@@ -586,7 +629,7 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
         reps.len(),
         started.elapsed().as_secs_f64(),
         out_dir.display(),
-        out_dir.parent().map_or_else(|| ".".to_string(), |p| p.display().to_string())
+        shards_dir.display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -616,9 +659,11 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     let shards = dirs.iter().map(|d| shard::read(d)).collect::<Result<Vec<_>, _>>()?;
     let (scenario, results) = shard::merge(shards)?;
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
+    claim_out_dir(&out_dir, &scenario, "merge", a.force, a.quiet)?;
     let summaries = Summaries::new(&scenario, &results);
     let warns = warnings::collect(&scenario, &results, &Stopping::Fixed);
-    output::write_run(&out_dir, &scenario, &results, &summaries, &Stopping::Fixed, &warns)?;
+    let encoding = output::csv::Encoding::excel(a.excel);
+    output::write_run_encoded(&out_dir, &scenario, &results, &summaries, &Stopping::Fixed, &warns, encoding)?;
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
     }

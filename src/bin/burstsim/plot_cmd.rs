@@ -71,15 +71,15 @@ pub fn plot(a: PlotArgs) -> Result<ExitCode> {
         eprintln!("burstsim: warning: {w}");
     }
     if !a.quiet {
-        print_files(&a.dir, &out);
+        print_files(&out);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_files(dir: &Path, out: &plot::PlotOutput) {
+fn print_files(out: &plot::PlotOutput) {
     println!(
-        "Charts: {}/charts/{{{}}}.{{svg,png}} (font: {})\nReport: {} and {}",
-        dir.display(),
+        "Charts: {}/{{{}}}.{{svg,png}} (font: {})\nReport: {} and {}",
+        out.charts_dir.display(),
         out.charts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(","),
         out.font.name,
         out.report_html.display(),
@@ -100,7 +100,7 @@ pub fn after(dir: &Path, no_charts: bool, quiet: bool) {
                 eprintln!("burstsim: warning: {w}");
             }
             if !quiet {
-                print_files(dir, &out);
+                print_files(&out);
             }
         }
         Err(e) => eprintln!(

@@ -119,7 +119,15 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
     match a.format {
-        Format::Csv => print!("{}", r.to_csv()),
+        Format::Csv => {
+            print!("{}", r.to_csv());
+            if !r.has_recorded_waits() {
+                eprintln!(
+                    "burstsim: the log records no waits: the recorded column is empty; the simulated one covers all {} replayed jobs",
+                    r.simulated_side().n
+                );
+            }
+        }
         Format::Table => {
             println!(
                 "{}: {} jobs replayed on {} {} under {} ({} estimates); waits in hours",
@@ -139,9 +147,11 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                 "\nSimulated utilisation {:.3}; the log's own waits include its scheduler's quirks (docs/VALIDATION.md).",
                 r.utilization
             );
-            if r.recorded.n == 0 {
+            if !r.has_recorded_waits() {
                 println!(
-                    "The log records no waits (e.g. NASA-iPSC, the Lublin model): only the simulated column means anything."
+                    "The log records no waits (e.g. NASA-iPSC, the Lublin model): the recorded column is unavailable, \
+                     and the simulated column covers all {} replayed jobs.",
+                    r.simulated_side().n
                 );
             }
         }
@@ -158,9 +168,14 @@ pub struct FitArgs {
     /// Scenario file to write (default: <log name>-fit.toml in the current folder).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
-    /// Cluster size in GPUs (default: the log header's MaxProcs, else the log's peak use).
+    /// Cluster size in GPUs: required when the log does not state it (sacct exports and
+    /// CSV job lists never do; an SWF header's MaxProcs is used otherwise).
     #[arg(long)]
     pub gpus: Option<u32>,
+    /// Days to simulate (default: one calendar year from the log's first day, whatever
+    /// the log's span).
+    #[arg(long)]
+    pub horizon_days: Option<f64>,
     /// Scenario name (default: from the log's file name).
     #[arg(long)]
     pub name: Option<String>,
@@ -191,8 +206,22 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
         (None, Some(acc)) => Some(fit::GroupMark::Account(acc.clone())),
         (None, None) => None,
     };
-    let o = FitOptions { gpus: a.gpus, units, procs_per_gpu, name: name.clone(), source: file.clone(), group };
+    if let Some(h) = a.horizon_days.filter(|h| !(h.is_finite() && *h > 0.0)) {
+        bail!(usage(format!("--horizon-days {h} is not allowed; give a positive number of days, e.g. 365")));
+    }
+    let o = FitOptions {
+        gpus: a.gpus,
+        horizon_days: a.horizon_days,
+        units,
+        procs_per_gpu,
+        name: name.clone(),
+        source: file.clone(),
+        group,
+    };
     let f = fit::fit(&log, &o).map_err(|e| usage(format!("{}: {e}", a.log.display())))?;
+    for w in &f.warnings {
+        eprintln!("burstsim: warning: {w}");
+    }
     let text = fit::write::to_toml(&f);
     // The file must load: a fitted scenario that does not is a bug, said plainly.
     burstsim::scenario::Scenario::from_toml_str(&text, "<fitted scenario>")

@@ -137,6 +137,9 @@ pub fn to_toml(fit: &LogFit) -> String {
         let _ = writeln!(s, "#   left out: {n} jobs ({why})");
     }
     let _ = writeln!(s, "# Cluster: {} from {}.", fit.cluster_gpus, fit.cluster_from);
+    for w in &fit.warnings {
+        let _ = writeln!(s, "# Warning: {w}.");
+    }
     let _ = writeln!(
         s,
         "# Offered load = Σ(size × run time) / (cluster × span) = {:.4}; {:.1} jobs per week.",
@@ -179,8 +182,20 @@ pub fn to_toml(fit: &LogFit) -> String {
         "(assumption: the log has no calendar dates)"
     };
     let _ = writeln!(s, "start_date = \"{start}\"   # {note}");
-    let horizon = fit.span_days.ceil().clamp(1.0, 3650.0);
-    let _ = writeln!(s, "horizon_days = {horizon}   # the log's span");
+    let horizon = match o.horizon_days {
+        Some(h) => {
+            let _ = writeln!(s, "horizon_days = {}   # asked for with --horizon-days", num(h));
+            h
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "# horizon_days is left out: one calendar year from start_date (the log spans {:.1} days)",
+                fit.span_days
+            );
+            365.0
+        }
+    };
     let _ = writeln!(
         s,
         "warmup_days = {}   # the queue fills up from empty; not measured",
@@ -197,9 +212,19 @@ pub fn to_toml(fit: &LogFit) -> String {
     let _ = writeln!(s, "# {whose}; the monthly multipliers below average 1 over its period.");
     let _ = writeln!(s, "offered_load = {}", num(fit.offered_load));
     let _ = writeln!(s, "season_overlap = \"max\"");
-    if let Some(how) = &fit.hour_of_week {
-        let _ = writeln!(s, "# Arrival rate by hour of week relative to the mean (local time), one row per day,");
-        let _ = writeln!(s, "# hours 00–23; it multiplies the monthly seasons below.");
+    if let Some(how) = fit.profile.hourly_168() {
+        match fit.profile {
+            super::ArrivalProfile::HourOfDay(_) => {
+                let _ = writeln!(s, "# Arrival rate by hour of day relative to the mean (local time), the same every");
+                let _ = writeln!(s, "# weekday (too few jobs for hour of week; see the warnings above), one row per");
+                let _ = writeln!(s, "# day, hours 00–23; it multiplies the monthly seasons below.");
+            }
+            _ => {
+                let _ =
+                    writeln!(s, "# Arrival rate by hour of week relative to the mean (local time), one row per day,");
+                let _ = writeln!(s, "# hours 00–23; it multiplies the monthly seasons below.");
+            }
+        }
         let _ = writeln!(s, "hourly_profile = [");
         for (d, name) in WEEKDAYS.iter().enumerate() {
             // Hours the log never covered (a log shorter than a week) get the mean rate.
@@ -231,8 +256,10 @@ pub fn to_toml(fit: &LogFit) -> String {
             let _ = writeln!(s, "[[background.seasons]]");
             let _ = writeln!(s, "name = \"month-{}\"", MONTHS[i]);
             let _ = writeln!(s, "start = \"{:02}-01\"\nend = \"{:02}-{:02}\"", m.month, m.month, LAST_DAY[i]);
-            let why = if m.days >= 1.0 {
+            let why = if m.days >= super::MIN_MONTH_DAYS && m.jobs >= super::MIN_MONTH_JOBS {
                 format!("{} jobs over {:.1} days", m.jobs, m.days)
+            } else if m.days > 0.0 {
+                format!("too little data ({} jobs over {:.1} days): the mean rate", m.jobs, m.days)
             } else {
                 "no data in the log".into()
             };
