@@ -28,10 +28,12 @@ CPUS=${BURSTSIM_SLURM_CPUS:-8}
 PORT=${BURSTSIM_SLURM_PORT:-16817}   # slurmctld; slurmd of node k listens on PORT+k
 BF_INTERVAL=${BURSTSIM_SLURM_BF_INTERVAL:-2}
 CONF=$DIR/etc/slurm.conf
-SLURM_SBIN=/usr/sbin
+SLURM_SBIN=${BURSTSIM_SLURM_SBIN:-/usr/sbin}
 
 say() { echo "slurm-cluster: $*"; }
 die() { local code=$1; shift; echo "slurm-cluster: $*" >&2; exit "$code"; }
+# The daemons did not come up: stop whatever this start did launch, then exit 5.
+fail() { echo "slurm-cluster: $*" >&2; echo "slurm-cluster: stopping what was started" >&2; stop >&2; exit 5; }
 
 alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
@@ -144,9 +146,9 @@ start_munge() {
   rm -f "$DIR/run/munge.socket" "$DIR/run/munge.socket.lock"
   "$SLURM_SBIN/munged" --force --socket="$DIR/run/munge.socket" --key-file="$DIR/munge/munge.key" \
     --pid-file="$DIR/run/munged.pid" --log-file="$DIR/log/munged.log" --seed-file="$DIR/munge/munged.seed" \
-    >>"$DIR/log/munged.log" 2>&1 || { tail -n 5 "$DIR/log/munged.log" >&2; die 5 "cannot set up: munged did not start"; }
+    >>"$DIR/log/munged.log" 2>&1 || { tail -n 5 "$DIR/log/munged.log" >&2; fail "cannot set up: munged did not start"; }
   for _ in $(seq 50); do alive "$DIR/run/munged.pid" && break; sleep 0.1; done
-  alive "$DIR/run/munged.pid" || die 5 "cannot set up: munged did not write its PID file"
+  alive "$DIR/run/munged.pid" || fail "cannot set up: munged did not write its PID file"
   say "started munged --force (pid $(cat "$DIR/run/munged.pid"), socket $DIR/run/munge.socket)"
 }
 
@@ -169,6 +171,12 @@ start() {
   else
     say "slurmctld is running: keeping $CONF"
   fi
+  if ! alive "$DIR/run/slurmctld.pid" && command -v ss >/dev/null 2>&1; then
+    for p in $(seq "$PORT" $((PORT + NODES))); do
+      ss -ltn "sport = :$p" 2>/dev/null | grep -q LISTEN \
+        && die 5 "cannot set up: port $p is already in use (another cluster?); set BURSTSIM_SLURM_PORT to a free base port"
+    done
+  fi
   start_munge
   export SLURM_CONF=$CONF
   if alive "$DIR/run/slurmctld.pid"; then
@@ -176,9 +184,9 @@ start() {
   else
     # -c: start from an empty state (no jobs from an earlier run); -i: ignore lost state.
     "$SLURM_SBIN/slurmctld" -c -i -f "$CONF" >>"$DIR/log/slurmctld.log" 2>&1 \
-      || { tail -n 8 "$DIR/log/slurmctld.log" >&2; die 5 "cannot set up: slurmctld did not start"; }
+      || { tail -n 8 "$DIR/log/slurmctld.log" >&2; fail "cannot set up: slurmctld did not start"; }
     for _ in $(seq 100); do alive "$DIR/run/slurmctld.pid" && scontrol ping >/dev/null 2>&1 && break; sleep 0.1; done
-    alive "$DIR/run/slurmctld.pid" || { tail -n 8 "$DIR/log/slurmctld.log" >&2; die 5 "cannot set up: slurmctld exited"; }
+    alive "$DIR/run/slurmctld.pid" || { tail -n 8 "$DIR/log/slurmctld.log" >&2; fail "cannot set up: slurmctld exited"; }
     say "started slurmctld (pid $(cat "$DIR/run/slurmctld.pid"), port $PORT)"
   fi
   for k in $(seq $NODES); do
@@ -189,9 +197,9 @@ start() {
     fi
     mkdir -p "$DIR/spool/n$k"
     "$SLURM_SBIN/slurmd" -N "n$k" -f "$CONF" >>"$DIR/log/slurmd-n$k.log" 2>&1 \
-      || { tail -n 8 "$DIR/log/slurmd-n$k.log" >&2; die 5 "cannot set up: slurmd -N n$k did not start"; }
+      || { tail -n 8 "$DIR/log/slurmd-n$k.log" >&2; fail "cannot set up: slurmd -N n$k did not start"; }
     for _ in $(seq 50); do alive "$pidf" && break; sleep 0.1; done
-    alive "$pidf" || { tail -n 8 "$DIR/log/slurmd-n$k.log" >&2; die 5 "cannot set up: slurmd -N n$k exited"; }
+    alive "$pidf" || { tail -n 8 "$DIR/log/slurmd-n$k.log" >&2; fail "cannot set up: slurmd -N n$k exited"; }
     say "started slurmd -N n$k (pid $(cat "$pidf"), port $((PORT + k)))"
   done
   # Wait until every node is idle (a node that registers late starts as down/unknown).
@@ -207,7 +215,7 @@ start() {
   if [[ $(grep -c ' idle$' <<<"$states") -ne $NODES ]]; then
     echo "$states" >&2
     tail -n 8 "$DIR/log/slurmctld.log" >&2
-    die 5 "cannot set up: the nodes did not all become idle"
+    fail "cannot set up: the nodes did not all become idle"
   fi
   say "all $NODES nodes idle: $(echo "$states" | tr '\n' ' ')"
   say "export SLURM_CONF=$CONF"
