@@ -4,6 +4,7 @@
     scripts/slurm-replay.py run LIST.csv --out RESULTS.csv [--reasons REASONS.csv]
     scripts/slurm-replay.py canonical > LIST.csv          # the fragmentation/backfill case
     scripts/slurm-replay.py random --jobs 30 --seed 13 > LIST.csv
+    scripts/slurm-replay.py compare A.csv B.csv [--tolerance 3]   # two runs, start by start
 
 LIST.csv has a header and the columns
 
@@ -277,6 +278,27 @@ def run(args) -> int:
     return 0
 
 
+def compare(args) -> int:
+    """Start by start: two results files, or results against burstsim's --jobs-out."""
+    def starts(path: Path) -> dict[str, int]:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        key = "start" if "start" in rows[0] else "simulated_start"
+        return {r["job"]: round(float(r[key])) for r in rows}
+    a, b = starts(args.a), starts(args.b)
+    common = [j for j in a if j in b]
+    agree = [j for j in common if abs(a[j] - b[j]) <= args.tolerance]
+    print(f"{len(agree)} of {len(common)} starts agree within {args.tolerance} s "
+          f"(max difference {max((abs(a[j] - b[j]) for j in common), default=0)} s)")
+    for j in common:
+        if j not in agree:
+            print(f"  {j}: {a[j]} s in {args.a.name}, {b[j]} s in {args.b.name} ({b[j] - a[j]:+d} s)")
+    only = sorted(set(a) ^ set(b))
+    if only:
+        print(f"  in one file only: {' '.join(only)}")
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -290,6 +312,10 @@ def main() -> int:
     g = sub.add_parser("random", help="print a random job list")
     g.add_argument("--jobs", type=int, default=30)
     g.add_argument("--seed", type=int, default=13)
+    c = sub.add_parser("compare", help="compare the starts of two results files")
+    c.add_argument("a", type=Path)
+    c.add_argument("b", type=Path)
+    c.add_argument("--tolerance", type=int, default=3, help="seconds (3 = bf_interval 2 s + 1 s resolution)")
     a = p.parse_args()
     if a.cmd == "canonical":
         write_list(canonical_rows(), sys.stdout)
@@ -297,6 +323,8 @@ def main() -> int:
     if a.cmd == "random":
         write_list(random_rows(a.jobs, a.seed), sys.stdout)
         return 0
+    if a.cmd == "compare":
+        return compare(a)
     return run(a)
 
 
