@@ -20,8 +20,10 @@ runtimes are seconds, limits whole minutes, as Slurm's --time has no finer unit.
     sbatch --wrap "sleep RUNTIME" --time=LIMIT --nodes=1 --ntasks=1 --cpus-per-task=CPUS
     (or, for nodes > 1: --nodes=N --ntasks-per-node=1 --cpus-per-task=CPUS/N)
 
-polls `squeue -o '%i %T %r'` every half second while jobs are queued (REASONS.csv gets a
-row whenever a job's state or pending reason changes), waits until every job has a record
+polls `squeue -o '%i %T %r %S'` every half second while jobs are queued (REASONS.csv gets a
+row `t_s,job,slurm_id,state,reason,expected_start` whenever a job's state, pending reason or
+expected start changes; `expected_start` is what `squeue --start` shows: the start in
+Slurm's current backfill plan, on the same clock as RESULTS.csv), waits until every job has a record
 in the jobcomp/filetxt file (there is no slurmdbd, so sacct is not available), and writes
 
     job,submit,start,end,wait_s,slurm_id,cpus,nodes,runtime_s,timelimit_s,account,partition,node_list,state
@@ -174,7 +176,7 @@ def epoch(ts: str) -> int:
 
 
 class ReasonPoller(threading.Thread):
-    """Logs (time, job, state, reason) whenever squeue shows a change."""
+    """Logs (time, job, state, reason, expected start) whenever squeue shows a change."""
 
     def __init__(self, env: dict, t0: float, names: dict[str, str]):
         super().__init__(daemon=True)
@@ -186,18 +188,20 @@ class ReasonPoller(threading.Thread):
     def run(self) -> None:
         while not self.stop.is_set():
             try:
-                out = slurm(["squeue", "-h", "-o", "%i %T %r"], self.env)
+                out = slurm(["squeue", "-h", "-o", "%i|%T|%r|%S"], self.env)
             except RuntimeError:
                 out = ""
             t = time.time() - self.t0
             for line in out.splitlines():
-                parts = line.split(None, 2)
-                if len(parts) < 3 or parts[0] not in self.names:
+                parts = line.split("|")
+                if len(parts) < 4 or parts[0] not in self.names:
                     continue
-                sid, state, reason = parts
-                if self.last.get(sid) != (state, reason):
-                    self.last[sid] = (state, reason)
-                    self.rows.append((f"{t:.1f}", self.names[sid], sid, state, reason))
+                sid, state, reason, expected = parts[:4]
+                # The expected start of a running job is its real start: not a forecast.
+                expected = epoch(expected) if state == "PENDING" and expected[:1].isdigit() else None
+                if self.last.get(sid) != (state, reason, expected):
+                    self.last[sid] = (state, reason, expected)
+                    self.rows.append((f"{t:.1f}", self.names[sid], sid, state, reason, expected))
             self.stop.wait(0.5)
 
 
@@ -268,8 +272,9 @@ def run(args) -> int:
     if args.reasons:
         with open(args.reasons, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
-            w.writerow(["t_s", "job", "slurm_id", "state", "reason"])
-            w.writerows(poller.rows)
+            w.writerow(["t_s", "job", "slurm_id", "state", "reason", "expected_start"])
+            for *row, expected in poller.rows:
+                w.writerow(row + ["" if expected is None else expected - origin])
         log(f"wrote {args.reasons} ({len(poller.rows)} state/reason changes)")
     bad = [r["job"] for r in out_rows if r["state"] != "COMPLETED"]
     if bad:

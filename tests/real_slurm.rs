@@ -63,6 +63,8 @@ struct Reason {
     job: String,
     state: String,
     reason: String,
+    /// Slurm's forecast (`squeue --start`) while pending, on the results' clock.
+    expected_start: Option<i64>,
 }
 
 fn records(path: &Path) -> Vec<HashMap<String, String>> {
@@ -99,6 +101,7 @@ fn read_reasons(path: &Path) -> Vec<Reason> {
             job: m["job"].clone(),
             state: m["state"].clone(),
             reason: m["reason"].clone(),
+            expected_start: m["expected_start"].parse().ok(),
         })
         .collect()
 }
@@ -332,9 +335,10 @@ fn real_slurm_matches_known_facts() {
     // The canonical case: 2 free CPUs on each of 4 nodes do not start an 8-CPU job.
     let (results, jobs, reasons) = replay("canonical");
     print_jobs("canonical", &jobs);
-    eprintln!("canonical: squeue reasons (t_s job state reason):");
+    eprintln!("canonical: squeue changes (t_s job state reason expected_start):");
     for r in &reasons {
-        eprintln!("  {:.1} {} {} {}", r.t_s, r.job, r.state, r.reason);
+        let e = r.expected_start.map_or(String::new(), |e| e.to_string());
+        eprintln!("  {:.1} {} {} {} {e}", r.t_s, r.job, r.state, r.reason);
     }
     check_invariants("canonical", &jobs);
     let fills: Vec<&Job> = jobs.iter().filter(|j| j.job.starts_with("fill")).collect();
@@ -357,6 +361,14 @@ fn real_slurm_matches_known_facts() {
         "small2 waited {} s; backfill should start it within a bf_interval ({BF_INTERVAL_S} s) or two",
         small.wait_s
     );
+    // Slurm's own forecast for big8 plans with the time limits (2 min), not the runtimes:
+    // it is the fills' start + 120 s, far later than big8 really starts.
+    let fill_start = fills.iter().map(|j| j.start).min().unwrap();
+    let forecast = reasons.iter().filter(|r| r.job == "big8").find_map(|r| r.expected_start);
+    eprintln!("canonical: Slurm forecast big8 at {forecast:?} s; it started at {} s", big.start);
+    if let Some(f) = forecast {
+        assert!(f >= fill_start + 120 - AGREE_S, "Slurm's forecast {f} s is not the fills' limit end");
+    }
     if let Some(a) = compare_with_burstsim("canonical", &results) {
         // burstsim on nodes must show the same two facts.
         let s = &a.simulated_start;
