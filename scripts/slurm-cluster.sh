@@ -46,6 +46,9 @@ install_packages() {
   for b in munged mungekey slurmctld slurmd sbatch squeue scontrol sinfo; do
     command -v "$b" >/dev/null 2>&1 || [[ -x $SLURM_SBIN/$b ]] || missing+=("$b")
   done
+  local extra=()
+  # scripts/slurm-replay.py (the job-list driver) needs Python 3.
+  command -v python3 >/dev/null 2>&1 || { missing+=(python3); extra+=(python3); }
   if [[ ${#missing[@]} -eq 0 ]]; then
     say "Slurm $(slurmctld -V 2>/dev/null | awk '{print $2}') and munge are installed"
     return 0
@@ -54,7 +57,7 @@ install_packages() {
   say "installing slurmctld slurmd slurm-client munge with apt-get (missing: ${missing[*]})"
   local log=$DIR/log/apt.log
   if ! { timeout 600 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq \
-        --no-install-recommends slurmctld slurmd slurm-client munge; } >"$log" 2>&1; then
+        --no-install-recommends slurmctld slurmd slurm-client munge "${extra[@]}"; } >"$log" 2>&1; then
     tail -n 5 "$log" >&2
     die 4 "cannot set up: apt-get could not install slurmctld slurmd slurm-client munge (log: $log)"
   fi
