@@ -105,7 +105,8 @@ fn a_job_that_finds_the_cloud_full_keeps_its_campus_queue_position() {
     // The tiny fixture's timeout-4h policy falls back to the campus when the cloud is
     // full. With a heavy group load the offers are often full at a timeout: such a job
     // must stay where it is in the campus queue, never leave it and join at the back.
-    let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap()
+    let text = std::fs::read_to_string("tests/fixtures/tiny.toml")
+        .unwrap()
         .replace("jobs_per_week = 30", "jobs_per_week = 150");
     let scn = Scenario::from_toml_str(&text, "full.toml").unwrap();
     let p = scn.policy_index("timeout-4h").unwrap();
@@ -129,7 +130,9 @@ fn a_job_that_finds_the_cloud_full_keeps_its_campus_queue_position() {
             .jobs
             .iter()
             .zip(&out.records)
-            .filter(|(job, rec)| job.group && rec.place == burstsim::engine::Place::Campus && rec.start - job.submit > 4 * 3600)
+            .filter(|(job, rec)| {
+                job.group && rec.place == burstsim::engine::Place::Campus && rec.start - job.submit > 4 * 3600
+            })
             .count();
     }
     assert!(moved > 0 && stayed > 0, "the scenario must exercise both branches: {moved} moved, {stayed} stayed");

@@ -44,9 +44,8 @@ fn changing_one_classs_rate_leaves_the_other_classes_identical() {
     let debug = base.group.iter().position(|c| c.name == "debug").unwrap() as u16;
     for r in 0..3 {
         let (a, b) = (JobStream::generate(&base, r), JobStream::generate(&changed, r));
-        let others = |s: &JobStream| -> Vec<Job> {
-            s.jobs.iter().filter(|j| !(j.group && j.class == debug)).cloned().collect()
-        };
+        let others =
+            |s: &JobStream| -> Vec<Job> { s.jobs.iter().filter(|j| !(j.group && j.class == debug)).cloned().collect() };
         assert_eq!(others(&a), others(&b), "replication {r}: another class changed");
         let debug_jobs = |s: &JobStream| s.jobs.iter().filter(|j| j.group && j.class == debug).count();
         assert_ne!(debug_jobs(&a), debug_jobs(&b), "the changed class did change");

@@ -260,9 +260,11 @@ fn class_results_add_up_to_the_group_and_the_all_classes_row_matches_the_summary
         }
         // Class job counts add up to the group's, and class costs to at most the total
         // (monthly rent is not attributed to a class).
-        let per_class: f64 = scn.group.iter().map(|c| s.class(&p.name, &c.name, "jobs_completed").unwrap().summary.mean).sum();
+        let per_class: f64 =
+            scn.group.iter().map(|c| s.class(&p.name, &c.name, "jobs_completed").unwrap().summary.mean).sum();
         assert!((per_class - all("jobs_completed")).abs() < 1e-9);
-        let cost: f64 = scn.group.iter().map(|c| s.class(&p.name, &c.name, "variable_cost_cny").unwrap().summary.mean).sum();
+        let cost: f64 =
+            scn.group.iter().map(|c| s.class(&p.name, &c.name, "variable_cost_cny").unwrap().summary.mean).sum();
         let expected = whole(Metric::TotalCost) - whole(Metric::MonthlyCost);
         assert!((cost - expected).abs() <= 1e-6 * expected.max(1.0), "{}: {cost} vs {expected}", p.name);
     }

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""Replay a job list on the real Slurm of scripts/slurm-cluster.sh, in compressed time.
+
+    scripts/slurm-replay.py run LIST.csv --out RESULTS.csv [--reasons REASONS.csv]
+    scripts/slurm-replay.py canonical > LIST.csv          # the fragmentation/backfill case
+    scripts/slurm-replay.py random --jobs 30 --seed 13 > LIST.csv
+    scripts/slurm-replay.py compare A.csv B.csv [--tolerance 3]   # two runs, start by start
+
+LIST.csv has a header and the columns
+
+    job,submit_s,cpus,nodes,runtime_s,timelimit_min,timelimit_s,account,partition
+
+(`nodes`, `timelimit_s`, `account` and `partition` are optional; `timelimit_s` is
+`60 × timelimit_min`, there so that burstsim's CSV reader, which has one duration unit,
+can read the list with tests/fixtures/slurm/joblist.mapping.toml). Times are compressed:
+runtimes are seconds, limits whole minutes, as Slurm's --time has no finer unit.
+
+`run` submits each job at its offset after the first submission with
+
+    sbatch --wrap "sleep RUNTIME" --time=LIMIT --nodes=1 --ntasks=1 --cpus-per-task=CPUS
+    (or, for nodes > 1: --nodes=N --ntasks-per-node=1 --cpus-per-task=CPUS/N)
+
+polls `squeue -o '%i %T %r %S'` every half second while jobs are queued (REASONS.csv gets a
+row `t_s,job,slurm_id,state,reason,expected_start` whenever a job's state, pending reason or
+expected start changes; `expected_start` is what `squeue --start` shows: the start in
+Slurm's current backfill plan, on the same clock as RESULTS.csv), waits until every job has a record
+in the jobcomp/filetxt file (there is no slurmdbd, so sacct is not available), and writes
+
+    job,submit,start,end,wait_s,slurm_id,cpus,nodes,runtime_s,timelimit_s,account,partition,node_list,state
+
+with submit/start/end in whole seconds (Slurm's resolution) after the first job's submit.
+tests/fixtures/slurm/results.mapping.toml reads RESULTS.csv as a recorded log for
+`burstsim validate --trace`.
+
+Python 3.11 standard library only. Needs SLURM_CONF (`eval "$(scripts/slurm-cluster.sh env)"`),
+or --conf.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONF = ROOT / "target" / "slurm-test" / "etc" / "slurm.conf"
+LIST_COLUMNS = ["job", "submit_s", "cpus", "nodes", "runtime_s", "timelimit_min", "timelimit_s", "account", "partition"]
+RESULT_COLUMNS = [
+    "job", "submit", "start", "end", "wait_s", "slurm_id", "cpus", "nodes", "runtime_s",
+    "timelimit_s", "account", "partition", "node_list", "state",
+]
+
+
+def log(msg: str) -> None:
+    print(f"slurm-replay: {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- job lists
+
+def write_list(rows: list[dict], out) -> None:
+    w = csv.DictWriter(out, fieldnames=LIST_COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        r = dict(r)
+        r.setdefault("nodes", 1)
+        r.setdefault("account", "")
+        r.setdefault("partition", "")
+        r["timelimit_s"] = 60 * int(r["timelimit_min"])
+        w.writerow(r)
+
+
+def canonical_rows() -> list[dict]:
+    """4 nodes x 8 CPUs, 6 busy on each; an 8-CPU job must wait, a 2-CPU job backfills."""
+    rows = [
+        dict(job=f"fill{k}", submit_s=0, cpus=6, runtime_s=12, timelimit_min=2, account="others")
+        for k in range(1, 5)
+    ]
+    rows.append(dict(job="big8", submit_s=2, cpus=8, runtime_s=5, timelimit_min=2, account="group"))
+    rows.append(dict(job="small2", submit_s=4, cpus=2, runtime_s=5, timelimit_min=1, account="others"))
+    return rows
+
+
+def random_rows(jobs: int, seed: int) -> list[dict]:
+    """A busy small list: sizes 1-8 CPUs on one node and a few 2-node jobs of 16 CPUs."""
+    rng = random.Random(seed)
+    rows, t = [], 0.0
+    for i in range(jobs):
+        cpus = rng.choice([1, 2, 2, 4, 4, 6, 8, 8, 16])
+        runtime = rng.randint(3, 15)
+        # Users over-ask: a limit of 1 or 2 minutes, never below the runtime.
+        limit = max(1, rng.choice([1, 1, 2]))
+        rows.append(dict(
+            job=f"r{i + 1:02d}", submit_s=int(t), cpus=cpus, nodes=2 if cpus > 8 else 1,
+            runtime_s=runtime, timelimit_min=limit, account=rng.choice(["group", "others"]),
+        ))
+        t += rng.expovariate(1 / 1.5)
+    return rows
+
+
+def read_list(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    need = {"job", "submit_s", "cpus", "runtime_s", "timelimit_min"}
+    if not rows:
+        sys.exit(f"slurm-replay: {path}: no jobs")
+    missing = need - set(rows[0])
+    if missing:
+        sys.exit(f"slurm-replay: {path}: missing columns {sorted(missing)}")
+    out = []
+    for r in rows:
+        j = dict(
+            job=r["job"], submit_s=float(r["submit_s"]), cpus=int(r["cpus"]),
+            nodes=int(r.get("nodes") or 1), runtime_s=int(r["runtime_s"]),
+            timelimit_min=int(r["timelimit_min"]), account=r.get("account") or "",
+            partition=r.get("partition") or "",
+        )
+        if j["cpus"] % j["nodes"]:
+            sys.exit(f"slurm-replay: job {j['job']}: {j['cpus']} CPUs do not split evenly over {j['nodes']} nodes")
+        if j["runtime_s"] >= 60 * j["timelimit_min"]:
+            log(f"warning: job {j['job']} runs {j['runtime_s']} s, at or over its limit of {j['timelimit_min']} min")
+        out.append(j)
+    out.sort(key=lambda j: j["submit_s"])  # stable: ties keep list order
+    return out
+
+
+# ---------------------------------------------------------------- Slurm
+
+def slurm(args: list[str], env: dict) -> str:
+    p = subprocess.run(args, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+    return p.stdout
+
+
+def config_value(key: str, env: dict) -> str:
+    for line in slurm(["scontrol", "show", "config"], env).splitlines():
+        k, _, v = line.partition("=")
+        if k.strip() == key:
+            return v.strip()
+    raise RuntimeError(f"scontrol show config has no {key}")
+
+
+def sbatch_args(j: dict) -> list[str]:
+    a = ["sbatch", "--parsable", "--output=/dev/null", f"--job-name={j['job']}", f"--time={j['timelimit_min']}"]
+    if j["nodes"] == 1:
+        a += ["--nodes=1", "--ntasks=1", f"--cpus-per-task={j['cpus']}"]
+    else:
+        a += [f"--nodes={j['nodes']}", "--ntasks-per-node=1", f"--cpus-per-task={j['cpus'] // j['nodes']}"]
+    if j["account"]:
+        a.append(f"--account={j['account']}")
+    if j["partition"]:
+        a.append(f"--partition={j['partition']}")
+    return a + ["--wrap", f"sleep {j['runtime_s']}"]
+
+
+def parse_jobcomp(text: str) -> dict[str, dict]:
+    """jobcomp/filetxt lines: space-separated KEY=VALUE (values have no spaces here)."""
+    recs = {}
+    for line in text.splitlines():
+        fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+        if "JobId" in fields:
+            recs[fields["JobId"]] = fields
+    return recs
+
+
+def epoch(ts: str) -> int:
+    # Slurm writes local time without a zone, to the second.
+    return int(time.mktime(datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S").timetuple()))
+
+
+class ReasonPoller(threading.Thread):
+    """Logs (time, job, state, reason, expected start) whenever squeue shows a change."""
+
+    def __init__(self, env: dict, t0: float, names: dict[str, str]):
+        super().__init__(daemon=True)
+        self.env, self.t0, self.names = env, t0, names
+        self.rows: list[tuple] = []
+        self.last: dict[str, tuple] = {}
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                out = slurm(["squeue", "-h", "-o", "%i|%T|%r|%S"], self.env)
+            except RuntimeError:
+                out = ""
+            t = time.time() - self.t0
+            for line in out.splitlines():
+                parts = line.split("|")
+                if len(parts) < 4 or parts[0] not in self.names:
+                    continue
+                sid, state, reason, expected = parts[:4]
+                # The expected start of a running job is its real start: not a forecast.
+                expected = epoch(expected) if state == "PENDING" and expected[:1].isdigit() else None
+                if self.last.get(sid) != (state, reason, expected):
+                    self.last[sid] = (state, reason, expected)
+                    self.rows.append((f"{t:.1f}", self.names[sid], sid, state, reason, expected))
+            self.stop.wait(0.5)
+
+
+def run(args) -> int:
+    jobs = read_list(args.list)
+    env = dict(os.environ)
+    env["SLURM_CONF"] = str(args.conf or env.get("SLURM_CONF") or DEFAULT_CONF)
+    try:
+        slurm(["scontrol", "ping"], env)
+        comp = Path(config_value("JobCompLoc", env))
+    except (RuntimeError, FileNotFoundError) as e:
+        log(f"the cluster is not reachable ({e}); start it with scripts/slurm-cluster.sh start")
+        return 3
+    if slurm(["squeue", "-h", "-o", "%i"], env).strip():
+        log("the queue is not empty; the replay needs an idle cluster")
+        return 3
+    offset = comp.stat().st_size if comp.exists() else 0
+    log(f"{len(jobs)} jobs from {args.list}; SLURM_CONF={env['SLURM_CONF']}; completions from {comp}")
+
+    names: dict[str, str] = {}
+    t0 = time.time()
+    poller = ReasonPoller(env, t0, names)
+    poller.start()
+    for j in jobs:
+        delay = t0 + j["submit_s"] - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        sid = slurm(sbatch_args(j), env).strip().split(";")[0]
+        names[sid] = j["job"]
+        j["slurm_id"] = sid
+    log(f"submitted {len(jobs)} jobs in {time.time() - t0:.1f} s (Slurm ids {jobs[0]['slurm_id']}-{jobs[-1]['slurm_id']})")
+
+    deadline = time.time() + args.timeout
+    recs: dict[str, dict] = {}
+    while True:
+        if comp.exists():
+            with open(comp) as f:
+                f.seek(offset)
+                recs = parse_jobcomp(f.read())
+        if all(j["slurm_id"] in recs for j in jobs):
+            break
+        if time.time() > deadline:
+            poller.stop.set()
+            left = [j["job"] for j in jobs if j["slurm_id"] not in recs]
+            log(f"timed out after {args.timeout} s; unfinished: {' '.join(left)}")
+            return 4
+        time.sleep(0.5)
+    poller.stop.set()
+    poller.join()
+    log(f"all jobs finished {time.time() - t0:.1f} s after the first submission")
+
+    origin = min(epoch(recs[j["slurm_id"]]["SubmitTime"]) for j in jobs)
+    out_rows = []
+    for j in jobs:
+        r = recs[j["slurm_id"]]
+        submit, start, end = (epoch(r[k]) - origin for k in ("SubmitTime", "StartTime", "EndTime"))
+        out_rows.append(dict(
+            job=j["job"], submit=submit, start=start, end=end, wait_s=start - submit, slurm_id=j["slurm_id"],
+            cpus=j["cpus"], nodes=j["nodes"], runtime_s=j["runtime_s"], timelimit_s=60 * j["timelimit_min"],
+            account=j["account"], partition=r.get("Partition", j["partition"]), node_list=r.get("NodeList", ""),
+            state=r.get("JobState", ""),
+        ))
+    with open(args.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=RESULT_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(out_rows)
+    log(f"wrote {args.out}")
+    if args.reasons:
+        with open(args.reasons, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["t_s", "job", "slurm_id", "state", "reason", "expected_start"])
+            for *row, expected in poller.rows:
+                w.writerow(row + ["" if expected is None else expected - origin])
+        log(f"wrote {args.reasons} ({len(poller.rows)} state/reason changes)")
+    bad = [r["job"] for r in out_rows if r["state"] != "COMPLETED"]
+    if bad:
+        log(f"jobs that did not complete: {' '.join(bad)}")
+        return 5
+    return 0
+
+
+def compare(args) -> int:
+    """Start by start: two results files, or results against burstsim's --jobs-out."""
+    def starts(path: Path) -> dict[str, int]:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        key = "start" if "start" in rows[0] else "simulated_start"
+        return {r["job"]: round(float(r[key])) for r in rows}
+    a, b = starts(args.a), starts(args.b)
+    common = [j for j in a if j in b]
+    agree = [j for j in common if abs(a[j] - b[j]) <= args.tolerance]
+    print(f"{len(agree)} of {len(common)} starts agree within {args.tolerance} s "
+          f"(max difference {max((abs(a[j] - b[j]) for j in common), default=0)} s)")
+    for j in common:
+        if j not in agree:
+            print(f"  {j}: {a[j]} s in {args.a.name}, {b[j]} s in {args.b.name} ({b[j] - a[j]:+d} s)")
+    only = sorted(set(a) ^ set(b))
+    if only:
+        print(f"  in one file only: {' '.join(only)}")
+    return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="submit a job list and collect real starts")
+    r.add_argument("list", type=Path)
+    r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--reasons", type=Path)
+    r.add_argument("--conf", type=Path, help="slurm.conf (default: $SLURM_CONF, else target/slurm-test)")
+    r.add_argument("--timeout", type=float, default=600, help="seconds to wait for the last job (600)")
+    sub.add_parser("canonical", help="print the canonical fragmentation/backfill job list")
+    g = sub.add_parser("random", help="print a random job list")
+    g.add_argument("--jobs", type=int, default=30)
+    g.add_argument("--seed", type=int, default=13)
+    c = sub.add_parser("compare", help="compare the starts of two results files")
+    c.add_argument("a", type=Path)
+    c.add_argument("b", type=Path)
+    c.add_argument("--tolerance", type=int, default=3, help="seconds (3 = bf_interval 2 s + 1 s resolution)")
+    a = p.parse_args()
+    if a.cmd == "canonical":
+        write_list(canonical_rows(), sys.stdout)
+        return 0
+    if a.cmd == "random":
+        write_list(random_rows(a.jobs, a.seed), sys.stdout)
+        return 0
+    if a.cmd == "compare":
+        return compare(a)
+    return run(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
