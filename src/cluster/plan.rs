@@ -32,16 +32,31 @@ fn value_at(steps: &Steps, t: SimTime) -> i64 {
 
 /// The earliest `t ≥ from` such that the steps stay ≥ `need` on `[t, t + len)`.
 fn earliest_at_least(steps: &Steps, need: i64, len: SimTime, from: SimTime) -> Option<SimTime> {
+    earliest_at_least_until(steps, need, len, from, SimTime::MAX)
+}
+
+/// As [`earliest_at_least`], giving up (`None`) once the start would pass `until`: a
+/// search for the earliest node stops scanning a node as soon as it cannot beat the best.
+fn earliest_at_least_until(steps: &Steps, need: i64, len: SimTime, from: SimTime, until: SimTime) -> Option<SimTime> {
+    earliest_where(steps, |v| v >= need, len, from, until)
+}
+
+/// The earliest `t ≥ from` (and ≤ `until`) such that every value of the steps on
+/// `[t, t + len)` satisfies `ok`.
+fn earliest_where(steps: &Steps, ok: impl Fn(i64) -> bool, len: SimTime, from: SimTime, until: SimTime) -> Option<SimTime> {
     let mut i = steps.partition_point(|&(f, _)| f <= from).saturating_sub(1);
     let mut start = from;
     loop {
-        // Advance to a piece where the value suffices.
-        while steps[i].1 < need {
+        // Advance to a piece where the value is acceptable.
+        while !ok(steps[i].1) {
             i += 1;
             if i == steps.len() {
                 return None;
             }
             start = steps[i].0;
+        }
+        if start > until {
+            return None;
         }
         // Check the pieces covering [start, start + len).
         let end = start.saturating_add(len);
@@ -50,7 +65,7 @@ fn earliest_at_least(steps: &Steps, need: i64, len: SimTime, from: SimTime) -> O
             if j == steps.len() || steps[j].0 >= end {
                 return Some(start);
             }
-            if steps[j].1 < need {
+            if !ok(steps[j].1) {
                 break;
             }
             j += 1;
@@ -72,7 +87,8 @@ fn add(steps: &mut Steps, a: SimTime, b: SimTime, delta: i64) {
             steps.insert(i, (cut, v));
         }
     }
-    for s in steps.iter_mut().filter(|s| s.0 >= a && s.0 < b) {
+    let from = steps.partition_point(|&(f, _)| f < a);
+    for s in steps[from..].iter_mut().take_while(|s| s.0 < b) {
         s.1 += delta;
     }
 }
@@ -139,43 +155,92 @@ impl Plan {
     ) -> Plan {
         let mut per_node: Vec<Vec<(SimTime, u32)>> = vec![Vec::new(); nodes.len()];
         for (n, end, g) in releases {
-            per_node[n as usize].push((end.max(now), g));
+            per_node[n as usize].push((end, g));
         }
-        let free = nodes
-            .iter()
-            .zip(per_node)
-            .map(|(node, mut rel)| {
-                rel.sort_unstable();
-                let mut steps: Steps = vec![(now, i64::from(node.free))];
-                let mut v = i64::from(node.free);
-                for (t, g) in rel {
-                    v += i64::from(g);
-                    match steps.last_mut() {
-                        Some(last) if last.0 == t => last.1 = v,
-                        _ => steps.push((t, v)),
-                    }
-                }
-                steps
-            })
-            .collect();
+        per_node.iter_mut().for_each(|r| r.sort_unstable());
         let accounts = caps.len();
-        let mut gpu_rel: Vec<Vec<(SimTime, u32)>> = vec![Vec::new(); accounts];
-        let mut now_gpus = vec![0i64; accounts];
-        let mut now_jobs = vec![0i64; accounts];
+        let mut per_account: Vec<Vec<(SimTime, u32)>> = vec![Vec::new(); accounts];
         for h in running {
-            let a = usize::from(h.account);
-            gpu_rel[a].push((h.end.max(now), h.gpus));
-            now_gpus[a] += i64::from(h.gpus);
-            now_jobs[a] += 1;
+            per_account[usize::from(h.account)].push((h.end, h.gpus));
         }
-        let mut account_gpus = Vec::with_capacity(accounts);
-        let mut account_jobs = Vec::with_capacity(accounts);
-        for (a, mut rel) in gpu_rel.into_iter().enumerate() {
-            rel.sort_unstable();
-            let (mut g, mut j) = (now_gpus[a], now_jobs[a]);
-            let mut gs: Steps = vec![(now, g)];
-            let mut js: Steps = vec![(now, j)];
-            for (t, gpus) in rel {
+        per_account.iter_mut().for_each(|r| r.sort_unstable());
+        let mut plan = Plan::empty(nodes, caps, maintenance, partitions);
+        plan.rebuild(now, horizon, nodes, &per_node, &per_account);
+        plan
+    }
+
+    /// An empty plan for these nodes, account caps and maintenance windows, to be
+    /// [`Plan::rebuild`]t at each pass (its buffers are reused).
+    pub fn empty(
+        nodes: &[Node],
+        caps: Vec<(Option<u32>, Option<u32>)>,
+        maintenance: &[(SimTime, SimTime)],
+        partitions: usize,
+    ) -> Plan {
+        let mut by_partition = vec![Vec::new(); partitions];
+        for (i, n) in nodes.iter().enumerate() {
+            by_partition[usize::from(n.partition)].push(i as u32);
+        }
+        let accounts = caps.len();
+        Plan {
+            now: 0,
+            horizon: 0,
+            nodes: nodes.to_vec(),
+            free: vec![Vec::new(); nodes.len()],
+            account_gpus: vec![Vec::new(); accounts],
+            account_jobs: vec![Vec::new(); accounts],
+            caps,
+            maintenance: maintenance.to_vec(),
+            by_partition,
+            free_now: Vec::new(),
+        }
+    }
+
+    /// Rebuilds the plan at `now` from the nodes' state, each node's running releases
+    /// `(walltime end, gpus)` sorted by time, and each account's running jobs `(walltime
+    /// end, gpus)` sorted by time. Accounts without caps get no steps (never consulted).
+    pub fn rebuild(
+        &mut self,
+        now: SimTime,
+        horizon: SimTime,
+        nodes: &[Node],
+        node_releases: &[Vec<(SimTime, u32)>],
+        account_running: &[Vec<(SimTime, u32)>],
+    ) {
+        self.now = now;
+        self.horizon = horizon;
+        self.nodes.copy_from_slice(nodes);
+        self.free_now.clear();
+        for (i, node) in nodes.iter().enumerate() {
+            if node.free > 0 {
+                self.free_now.push((i as u32, node.free));
+            }
+            let steps = &mut self.free[i];
+            steps.clear();
+            let mut v = i64::from(node.free);
+            steps.push((now, v));
+            for &(t, g) in &node_releases[i] {
+                let t = t.max(now);
+                v += i64::from(g);
+                match steps.last_mut() {
+                    Some(last) if last.0 == t => last.1 = v,
+                    _ => steps.push((t, v)),
+                }
+            }
+        }
+        for (a, rel) in account_running.iter().enumerate() {
+            let (gs, js) = (&mut self.account_gpus[a], &mut self.account_jobs[a]);
+            gs.clear();
+            js.clear();
+            if self.caps[a] == (None, None) {
+                continue;
+            }
+            let mut g: i64 = rel.iter().map(|r| i64::from(r.1)).sum();
+            let mut j = rel.len() as i64;
+            gs.push((now, g));
+            js.push((now, j));
+            for &(t, gpus) in rel {
+                let t = t.max(now);
                 g -= i64::from(gpus);
                 j -= 1;
                 if gs.last().is_some_and(|l| l.0 == t) {
@@ -186,25 +251,6 @@ impl Plan {
                     js.push((t, j));
                 }
             }
-            account_gpus.push(gs);
-            account_jobs.push(js);
-        }
-        let mut by_partition = vec![Vec::new(); partitions];
-        for (i, n) in nodes.iter().enumerate() {
-            by_partition[usize::from(n.partition)].push(i as u32);
-        }
-        let free_now = nodes.iter().enumerate().filter(|(_, n)| n.free > 0).map(|(i, n)| (i as u32, n.free)).collect();
-        Plan {
-            free_now,
-            now,
-            horizon,
-            nodes: nodes.to_vec(),
-            free,
-            account_gpus,
-            account_jobs,
-            caps,
-            maintenance: maintenance.to_vec(),
-            by_partition,
         }
     }
 
@@ -222,10 +268,8 @@ impl Plan {
     /// reservation in the plan (a cheaper [`Plan::earliest`] for jobs that get no
     /// reservation of their own).
     pub fn start_now(&self, ask: &Ask) -> Option<(SimTime, Allocation)> {
-        if self.maintenance_from(ask.walltime, self.now) != self.now || self.account_from(ask, self.now)? != self.now {
-            return None;
-        }
-        match ask.shape {
+        // Nodes first: most tested jobs do not fit the few free GPUs, and that is cheap.
+        let found = match ask.shape {
             Shape::OneNode(k) => self
                 .free_now
                 .iter()
@@ -238,7 +282,11 @@ impl Plan {
                 .min_by_key(|&&(n, free)| (free, n))
                 .map(|&(n, _)| (self.now, vec![(n, k)])),
             _ => self.nodes_from(ask, self.now).filter(|(t, _)| *t == self.now),
+        }?;
+        if self.maintenance_from(ask.walltime, self.now) != self.now || self.account_from(ask, self.now)? != self.now {
+            return None;
         }
+        Some(found)
     }
 
     /// Whether any node of a partition has a free GPU now (in the plan).
@@ -259,7 +307,8 @@ impl Plan {
                         continue;
                     }
                     let steps = &self.free[n as usize];
-                    if let Some(t) = earliest_at_least(steps, i64::from(k), w, from) {
+                    let until = best.map_or(SimTime::MAX, |b| b.0);
+                    if let Some(t) = earliest_at_least_until(steps, i64::from(k), w, from, until) {
                         let key = (t, value_at(steps, t), n);
                         if best.is_none_or(|b| key < b) {
                             best = Some(key);
@@ -310,13 +359,12 @@ impl Plan {
         for _ in 0..64 {
             let mut next = t;
             if let Some(cap) = gpu_cap {
-                // used + gpus ≤ cap ⇔ −used ≥ gpus − cap
-                let neg: Steps = self.account_gpus[a].iter().map(|&(f, v)| (f, -v)).collect();
-                next = next.max(earliest_at_least(&neg, i64::from(ask.gpus) - i64::from(cap), ask.walltime, t)?);
+                let most = i64::from(cap) - i64::from(ask.gpus);
+                next = next.max(earliest_where(&self.account_gpus[a], |v| v <= most, ask.walltime, t, SimTime::MAX)?);
             }
             if let Some(cap) = job_cap {
-                let neg: Steps = self.account_jobs[a].iter().map(|&(f, v)| (f, -v)).collect();
-                next = next.max(earliest_at_least(&neg, 1 - i64::from(cap), ask.walltime, next)?);
+                let most = i64::from(cap) - 1;
+                next = next.max(earliest_where(&self.account_jobs[a], |v| v <= most, ask.walltime, next, SimTime::MAX)?);
             }
             if next == t {
                 return Some(t);
@@ -377,8 +425,10 @@ impl Plan {
             }
         }
         let a = usize::from(ask.account);
-        add(&mut self.account_gpus[a], t, end, i64::from(ask.gpus));
-        add(&mut self.account_jobs[a], t, end, 1);
+        if self.caps[a] != (None, None) {
+            add(&mut self.account_gpus[a], t, end, i64::from(ask.gpus));
+            add(&mut self.account_jobs[a], t, end, 1);
+        }
     }
 }
 

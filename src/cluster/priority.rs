@@ -115,14 +115,25 @@ impl PriorityState {
     /// The priority of a job of `account` with `gpus` GPUs in a partition with factor
     /// `partition_factor`, eligible since `since`, at `now` (0 under FIFO).
     pub fn priority(&self, now: SimTime, since: SimTime, gpus: u32, account: u16, partition_factor: f64) -> f64 {
+        if self.cfg.is_none() {
+            return 0.0;
+        }
+        self.priority_with(now, since, gpus, self.fairshare(account), partition_factor)
+    }
+
+    /// Every account's fair-share factor (compute once, then [`PriorityState::priority_with`]
+    /// for each queued job).
+    pub fn fairshare_factors(&self) -> Vec<f64> {
+        (0..self.usage.len()).map(|a| self.fairshare(a as u16)).collect()
+    }
+
+    /// The priority with the account's fair-share factor given.
+    pub fn priority_with(&self, now: SimTime, since: SimTime, gpus: u32, fairshare: f64, partition_factor: f64) -> f64 {
         let Some(m) = &self.cfg else { return 0.0 };
         let age = (now.saturating_sub(since) as f64 / m.max_age as f64).min(1.0);
         let size = (f64::from(gpus) / self.total_gpus).min(1.0);
         let size = if m.favor_small { 1.0 - size } else { size };
-        m.weight_age * age
-            + m.weight_fairshare * self.fairshare(account)
-            + m.weight_job_size * size
-            + m.weight_partition * partition_factor
+        m.weight_age * age + m.weight_fairshare * fairshare + m.weight_job_size * size + m.weight_partition * partition_factor
     }
 }
 

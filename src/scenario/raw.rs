@@ -133,7 +133,7 @@ pub struct RawCampus {
     /// Most queued jobs one backfill pass tests (Slurm `bf_max_job_test`; default 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_max_job_test: Option<u32>,
-    /// Of the jobs a backfill pass tests, how many get a reservation (default 16; Slurm
+    /// Of the jobs a backfill pass tests, how many get a reservation (default 8; Slurm
     /// reserves for every tested job, i.e. `bf_max_job_test`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_reservations: Option<u32>,

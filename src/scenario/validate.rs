@@ -24,7 +24,7 @@ pub const MAX_HORIZON_DAYS: f64 = 3650.0;
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
 /// Backfill reservations per pass by default (docs/ARCHITECTURE.md, "How many jobs get a
 /// reservation").
-pub const DEFAULT_BF_RESERVATIONS: u32 = 16;
+pub const DEFAULT_BF_RESERVATIONS: u32 = 8;
 /// The account of background jobs that name none (and of a trace's jobs).
 pub const OTHERS_ACCOUNT: &str = "others";
 /// The group's account when `workload.account` is not given.
