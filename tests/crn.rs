@@ -25,14 +25,18 @@ fn changing_one_seasons_multiplier_leaves_every_earlier_arrival_identical() {
         assert!(x.len() > 100_000, "most of the year lies before the season: {}", x.len());
         assert_eq!(x, y, "replication {r}: a job before the season changed");
         // After it, the background's k-th job of each class keeps its attributes.
-        let attrs = |s: &JobStream| -> Vec<(u32, u64, u32)> {
-            s.jobs.iter().filter(|j| !j.group).map(|j| (j.ordinal, j.runtime, j.gpus)).collect()
-        };
-        let (mut p, mut q) = (attrs(&a), attrs(&b));
-        p.sort_unstable();
-        q.sort_unstable();
-        let common = p.len().min(q.len());
-        assert_eq!(p[..common], q[..common], "replication {r}: the k-th job's attributes moved");
+        for class in 0..base.background.len() as u16 {
+            let attrs = |s: &JobStream| -> Vec<(u32, u64, u32)> {
+                let mut v: Vec<_> =
+                    s.jobs.iter().filter(|j| !j.group && j.class == class).map(|j| (j.ordinal, j.runtime, j.gpus)).collect();
+                v.sort_unstable();
+                v
+            };
+            let (p, q) = (attrs(&a), attrs(&b));
+            let common = p.len().min(q.len());
+            let moved = p[..common].iter().zip(&q[..common]).filter(|(x, y)| x != y).count();
+            assert_eq!(moved, 0, "replication {r}, class {class}: {moved} jobs' attributes moved");
+        }
         assert!(b.jobs.len() > a.jobs.len(), "a heavier season brings more jobs");
     }
 }
