@@ -118,6 +118,13 @@ impl Cluster {
             Cluster::Nodes(c) => Box::new(c.queued_jobs()),
         }
     }
+    /// The `(node, GPUs)` a running job holds (node placement; `None` for the pool).
+    pub fn allocation(&self, job: u32) -> Option<&[(u32, u32)]> {
+        match self {
+            Cluster::Pool(_) => None,
+            Cluster::Nodes(c) => c.allocation(job),
+        }
+    }
     /// Whether a job could ever run here (node shape; the pool takes any size up to its GPUs).
     pub fn could_ever_fit(&self, gpus: u32, req: &Request) -> bool {
         match self {

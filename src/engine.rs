@@ -52,6 +52,8 @@ pub trait Observer {
     fn withdrawn(&mut self, _t: SimTime, _job: u32) {}
     /// The EASY scheduler holds this reservation after its pass at `t`.
     fn reservation(&mut self, _t: SimTime, _r: Reservation) {}
+    /// A job (segment) started on campus on these `(node, GPUs)` (node placement only).
+    fn placed(&mut self, _t: SimTime, _job: u32, _nodes: &[(u32, u32)]) {}
 }
 
 impl Observer for () {}
@@ -377,6 +379,9 @@ impl<'a, O: Observer> World<'a, O> {
             s.walltime_end = self.now + q.walltime;
             self.events.push(self.now + s.segment, Event::CampusEnd(q.job));
             self.obs.started(self.now, q.job, Place::Campus, q.gpus);
+            if let Some(nodes) = self.cluster.allocation(q.job) {
+                self.obs.placed(self.now, q.job, nodes);
+            }
         }
         self.started = started;
         if let Some(r) = self.cluster.reservation() {

@@ -253,6 +253,10 @@ impl NodeCluster {
     pub fn queued_jobs(&self) -> impl Iterator<Item = &QueuedJob> {
         self.queue.iter().map(|w| &w.q).chain(self.deferred.iter().flatten().map(|w| &w.q))
     }
+    /// The `(node, GPUs)` a running job holds.
+    pub fn allocation(&self, job: u32) -> Option<&[(u32, u32)]> {
+        self.running.get(&job).map(|r| r.alloc.as_slice())
+    }
     /// The shape a request has on this cluster.
     pub fn shape(&self, gpus: u32, req: &Request) -> Shape {
         Shape::of(gpus, req.nodes, req.gpus_per_node, self.max_per_node[usize::from(req.partition)])
