@@ -435,7 +435,8 @@ impl Replay {
             ];
             w.write_record(&row).expect("writing to memory cannot fail");
         }
-        let body = String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("UTF-8 in, UTF-8 out");
+        let body =
+            String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("UTF-8 in, UTF-8 out");
         format!("{JOBS_HEADER}\n{body}")
     }
 }
