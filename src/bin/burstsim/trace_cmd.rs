@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use burstsim::scenario::raw::SchedulerKind;
+use burstsim::scenario::raw::{PriorityKind, SchedulerKind};
 use burstsim::trace::replay::{self, Estimates, ReplayOptions, Units};
 use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
 
@@ -41,9 +41,34 @@ pub struct TraceValidateArgs {
     /// delays instead of the queueing-theory checks.
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// GPUs (or processors) of the replayed cluster (default: the log's MaxProcs).
+    /// GPUs (or processors) of the replayed cluster (default: the log's MaxProcs; with
+    /// --gpus-per-node, --nodes may give the size instead).
     #[arg(long, requires = "trace")]
     pub gpus: Option<u32>,
+    /// Replay on nodes of this many GPUs (placement = "nodes": best fit on one node, a job
+    /// larger than a node on whole nodes, backfill every --bf-interval) instead of a pool.
+    #[arg(long, requires = "trace")]
+    pub gpus_per_node: Option<u32>,
+    /// Nodes of the replayed cluster (default: ⌈GPUs / --gpus-per-node⌉).
+    #[arg(long, requires = "gpus_per_node")]
+    pub nodes: Option<u32>,
+    /// Queue order on nodes: fifo (submission order) or multifactor (Slurm's plugin with
+    /// the scenario's default weights; the log's jobs share one account, so age and job
+    /// size order them).
+    #[arg(long, default_value = "fifo", requires = "trace")]
+    pub priority: String,
+    /// Seconds between backfill passes on nodes (Slurm's bf_interval; default 30).
+    #[arg(long, value_name = "SECONDS", requires = "gpus_per_node")]
+    pub bf_interval: Option<u32>,
+    /// Tested jobs that get a reservation in each backfill pass on nodes (default 16;
+    /// Slurm reserves for every job it tests, up to bf_max_job_test = 500).
+    #[arg(long, value_name = "N", requires = "gpus_per_node")]
+    pub bf_reservations: Option<u32>,
+    /// Also write one row per replayed job: job,submit,size,recorded_start,
+    /// simulated_start,recorded_wait_s,simulated_wait_s (seconds after the log's first
+    /// submission).
+    #[arg(long, value_name = "FILE", requires = "trace")]
+    pub jobs_out: Option<PathBuf>,
     /// Scheduler of the replay: fcfs or easy-backfill.
     #[arg(long, default_value = "easy-backfill", requires = "trace")]
     pub scheduler: String,
@@ -109,15 +134,51 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         "exact" => Estimates::Exact,
         other => bail!(usage(format!("--estimates '{other}' is not known; use recorded or exact"))),
     };
+    let priority = match t.priority.as_str() {
+        "fifo" => PriorityKind::Fifo,
+        "multifactor" if t.gpus_per_node.is_some() => PriorityKind::Multifactor,
+        "multifactor" => bail!(usage("--priority multifactor needs nodes: add --gpus-per-node G".into())),
+        other => bail!(usage(format!("--priority '{other}' is not known; use fifo or multifactor"))),
+    };
+    if let Some(s) = t.bf_interval.filter(|s| !(1..=3600).contains(s)) {
+        bail!(usage(format!("--bf-interval {s} is not allowed; give 1 to 3600 seconds (Slurm's default is 30)")));
+    }
+    if t.bf_reservations == Some(0) {
+        bail!(usage("--bf-reservations 0 is not allowed; give at least 1".into()));
+    }
     let (units, procs_per_gpu) = units(&t.read)?;
     let log = read_trace(&path, &t.read)?;
-    let gpus = match t.gpus.or(log.info.max_procs) {
-        Some(g) if g > 0 => g,
-        _ => bail!(usage(format!("{}: the log does not give its size (no MaxProcs): add --gpus N", path.display()))),
+    let mut o = match t.gpus_per_node {
+        None => {
+            let gpus = match t.gpus.or(log.info.max_procs) {
+                Some(g) if g > 0 => g,
+                _ => bail!(usage(format!(
+                    "{}: the log does not give its size (no MaxProcs): add --gpus N",
+                    path.display()
+                ))),
+            };
+            ReplayOptions::new(gpus)
+        }
+        Some(g) => {
+            let (n, g) = nodes(t.gpus, log.info.max_procs, t.nodes, g, &path)?;
+            ReplayOptions::on_nodes(n, g)
+        }
     };
-    let o = ReplayOptions { gpus, scheduler, units, procs_per_gpu, estimates };
+    o.scheduler = scheduler;
+    o.units = units;
+    o.procs_per_gpu = procs_per_gpu;
+    o.estimates = estimates;
+    o.priority = priority;
+    o.bf_interval_s = t.bf_interval;
+    o.bf_reservations = t.bf_reservations;
+    let gpus = o.gpus;
     let started = Instant::now();
     let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
+    if let Some(file) = &t.jobs_out {
+        burstsim::output::atomic_write(file, r.jobs_csv(&log).as_bytes())
+            .with_context(|| format!("could not write '{}'", file.display()))?;
+        eprintln!("burstsim: wrote {} ({} jobs)", file.display(), r.converted.jobs.len());
+    }
     match a.format {
         Format::Csv => {
             print!("{}", r.to_csv());
@@ -129,12 +190,19 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
             }
         }
         Format::Table => {
+            let unit = if r.converted.counted_gpus { "GPUs" } else { "processors" };
+            let campus = match o.nodes {
+                None => format!("{gpus} {unit}"),
+                Some((n, g)) => format!(
+                    "{n} nodes × {g} {unit} ({} priority, bf_interval {} s)",
+                    t.priority,
+                    t.bf_interval.unwrap_or(30)
+                ),
+            };
             println!(
-                "{}: {} jobs replayed on {} {} under {} ({} estimates); waits in hours",
+                "{}: {} jobs replayed on {campus} under {} ({} estimates); waits in hours",
                 path.display(),
                 r.converted.jobs.len(),
-                gpus,
-                if r.converted.counted_gpus { "GPUs" } else { "processors" },
                 t.scheduler,
                 t.estimates
             );
@@ -158,6 +226,39 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     }
     eprintln!("burstsim: replay in {:.1} s", started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The node count and GPUs per node of `--gpus-per-node G [--nodes N] [--gpus N]`: --nodes,
+/// else ⌈GPUs / G⌉ with GPUs from --gpus or the log's MaxProcs (`max_procs`).
+fn nodes(
+    gpus: Option<u32>,
+    max_procs: Option<u32>,
+    nodes: Option<u32>,
+    per_node: u32,
+    path: &std::path::Path,
+) -> Result<(u32, u32)> {
+    if per_node == 0 || gpus == Some(0) {
+        bail!(usage("--gpus-per-node 0 and --gpus 0 are not allowed; give at least 1".into()));
+    }
+    let n = match (nodes, gpus) {
+        (Some(0), _) => bail!(usage("--nodes 0 is not allowed; give at least 1".into())),
+        (Some(n), Some(g)) if u64::from(n) * u64::from(per_node) != u64::from(g) => bail!(usage(format!(
+            "--gpus {g} is not --nodes {n} × --gpus-per-node {per_node} = {}; give two of the three",
+            u64::from(n) * u64::from(per_node)
+        ))),
+        (Some(n), _) => n,
+        (None, g) => match g.or(max_procs) {
+            Some(g) if g > 0 => g.div_ceil(per_node),
+            _ => bail!(usage(format!(
+                "{}: the log does not give its size (no MaxProcs): add --nodes N (or --gpus N)",
+                path.display()
+            ))),
+        },
+    };
+    if u64::from(n) * u64::from(per_node) > u64::from(u32::MAX) {
+        bail!(usage(format!("--nodes {n} × --gpus-per-node {per_node} is too large")));
+    }
+    Ok((n, per_node))
 }
 
 /// `burstsim fit`.
