@@ -180,6 +180,26 @@ impl Target {
     }
 }
 
+/// Checks that every class target names a class of the scenario (`classes`, the group's
+/// class names).
+///
+/// # Errors
+/// A message naming the unknown class and the classes there are.
+pub fn check_classes(targets: &[Target], classes: &[String]) -> Result<(), String> {
+    for t in targets {
+        if let Some(c) = &t.class {
+            if !classes.contains(c) {
+                return Err(format!(
+                    "--target '{}': the scenario has no job class named '{c}'; its classes are: {}",
+                    t.spec(),
+                    classes.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -471,8 +471,9 @@ impl Analysis {
                     let c = &self.cells[d][s].as_ref().expect("the best has a cell").verdict;
                     let wait = first.as_ref().and_then(|t| self.summary(points, d, s, t).map(|x| (t, x)));
                     let wait = wait.map_or(String::new(), |(t, x)| {
-                        let scale = if t.metric.shown_in_percent() { 100.0 } else { 1.0 };
-                        format!(", {} {}{}", t.name(), ci(&x, scale, 2), if scale == 100.0 { "%" } else { "" })
+                        let (scale, unit) =
+                            if t.metric.shown_in_percent() { (100.0, "%".to_string()) } else { (1.0, format!(" {}", t.metric.unit())) };
+                        format!(", {} {}{unit}", t.name(), ci(&x, scale, 2))
                     });
                     out.push_str(&format!(
                         "    {:<width$}  {}: {} CNY{wait} ({k})\n",

@@ -48,6 +48,42 @@ pub enum StoreError {
     Occupied(#[from] crate::output::occupied::Occupied),
 }
 
+/// `sweep.toml`: the hash, the parameters, each axis's role (and label, scale keys and
+/// weights when given), and the targets of the last analysis.
+fn manifest(sweep: &Sweep, hash: &str, analysis: Option<(&[Target], Option<f64>)>) -> String {
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut text = format!("# burstsim sweep manifest\nhash = \"{hash}\"\npoints = {}\n", sweep.points.len());
+    if let Some((targets, risk)) = analysis {
+        let specs: Vec<String> = targets.iter().map(|t| q(&t.spec())).collect();
+        text.push_str(&format!("targets = [{}]\n", specs.join(", ")));
+        if let Some(r) = risk {
+            text.push_str(&format!("risk = {r}\n"));
+        }
+    }
+    text.push_str("\n[params]\n");
+    for p in &sweep.params {
+        text.push_str(&format!("{} = {:?}\n", q(&p.key), p.values));
+    }
+    for p in &sweep.params {
+        text.push_str(&format!("\n[axes.{}]\nrole = \"{}\"\n", q(&p.key), p.role.name()));
+        if !p.scale.is_empty() {
+            let keys: Vec<String> = p.scale.iter().map(|k| q(k)).collect();
+            text.push_str(&format!("scale = [{}]\n", keys.join(", ")));
+        }
+        if let Some(w) = &p.weights {
+            let w: Vec<String> = w.iter().map(|x| format!("{x:?}")).collect();
+            text.push_str(&format!("weights = [{}]\n", w.join(", ")));
+        }
+        if let Some((en, zh)) = &p.label {
+            text.push_str(&format!("label = {}\n", q(en)));
+            if let Some(zh) = zh {
+                text.push_str(&format!("label_zh = {}\n", q(zh)));
+            }
+        }
+    }
+    text
+}
+
 /// A stable hash of everything that decides a sweep's numbers.
 pub fn sweep_hash(sweep: &Sweep) -> String {
     let mut text = toml::to_string(&sweep.base).expect("a TOML table serialises");
@@ -107,13 +143,19 @@ impl Store {
             Ok(Claim::Fresh | Claim::Same) => {}
         }
         std::fs::create_dir_all(dir.join("points"))?;
-        let mut text =
-            format!("# burstsim sweep manifest\nhash = \"{hash}\"\npoints = {}\n\n[params]\n", sweep.points.len());
-        for p in &sweep.params {
-            text.push_str(&format!("{} = {:?}\n", toml::Value::String(p.key.clone()), p.values));
-        }
-        atomic_write(&meta, text.as_bytes())?;
+        atomic_write(&meta, manifest(sweep, &hash, None).as_bytes())?;
         Ok(Store { dir: dir.to_path_buf(), hash })
+    }
+
+    /// Rewrites `sweep.toml` with the targets and rule the results were judged by (the
+    /// charts draw the target lines from it).
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn record_analysis(&self, sweep: &Sweep, targets: &[Target], risk: Option<f64>) -> Result<(), StoreError> {
+        let text = manifest(sweep, &self.hash, Some((targets, risk)));
+        atomic_write(&self.dir.join("sweep.toml"), text.as_bytes())?;
+        Ok(())
     }
 
     fn point_dir(&self, point: usize) -> PathBuf {
