@@ -720,6 +720,74 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_decisions_or_conditions_by_their_path() {
+        for k in [
+            "policies.overflow.threshold_hours",
+            "policies.capped.budget.cap_cny",
+            "cloud.offers.a800-monthly.gpus",
+            "cloud.offers.a800-monthly.rent_months",
+        ] {
+            assert_eq!(Role::infer(k), Role::Decision, "{k}");
+        }
+        for k in [
+            "background.seasons.final-exams.multiplier",
+            "background.offered_load",
+            "cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny",
+            "cloud.offers.a800-hourly.capacity_gpus",
+            "workload.classes.debug.jobs_per_week",
+            "campus.gpus",
+            "simulation.seed",
+            "something-new",
+        ] {
+            assert_eq!(Role::infer(k), Role::Condition, "{k}");
+        }
+    }
+
+    #[test]
+    fn axis_tables_set_roles_weights_labels_and_scale_keys() {
+        let text = "name = \"x\"\n[sweep]\n\"policies.a.threshold_hours\" = [1, 2]\n\
+                    exam = { scale = [\"s.a\", \"s.b\"], values = [1.0, 1.5], weights = [3, 1], label = \"Exams\" }\n\
+                    \"campus.gpus\" = { values = [8, 16], role = \"decision\" }\n";
+        let doc: toml::Table = toml::from_str(text).unwrap();
+        let params = params_from_table(doc["sweep"].as_table().unwrap()).unwrap();
+        let by = |k: &str| params.iter().find(|p| p.key == k).unwrap();
+        assert_eq!(by("policies.a.threshold_hours").role, Role::Decision);
+        assert_eq!(by("campus.gpus").role, Role::Decision, "role = overrides the inferred condition");
+        let exam = by("exam");
+        assert_eq!((exam.role, exam.scale.len(), exam.weights.clone()), (Role::Condition, 2, Some(vec![3.0, 1.0])));
+        assert_eq!(exam.label, Some(("Exams".to_string(), None)));
+        let bad = |t: &str| {
+            let doc: toml::Table = toml::from_str(t).unwrap();
+            params_from_table(doc["sweep"].as_table().unwrap()).unwrap_err().to_string()
+        };
+        assert!(bad("[sweep]\nk = { values = [1], role = \"maybe\" }").contains("\"decision\" or \"condition\""));
+        assert!(bad("[sweep]\nk = { values = [1, 2], weights = [1] }").contains("1 weights given for 2 values"));
+        assert!(bad("[sweep]\n\"policies.a.x\" = { values = [1], weights = [1] }").contains("condition axes"));
+        assert!(bad("[sweep]\nk = { valus = [1] }").contains("unknown field 'valus'"));
+    }
+
+    #[test]
+    fn a_scale_axis_multiplies_each_key_by_its_value() {
+        let text = "[background]\n[[background.seasons]]\nname = \"exams\"\nmultiplier = 1.4\n\
+                    [[background.seasons]]\nname = \"grad\"\nmultiplier = 2\n";
+        let base: toml::Table = toml::from_str(text).unwrap();
+        assert_eq!(get_number(&base, "background.seasons.exams.multiplier"), Some(1.4));
+        assert_eq!(get_number(&base, "background.seasons.1.multiplier"), Some(2.0));
+        assert_eq!(get_number(&base, "background.seasons.none.multiplier"), None);
+        // The shipped exam-season sweep scales both exam seasons.
+        let sw = Sweep::new(include_str!("../scenarios/exam-season.toml"), "exam-season.toml", &[]).unwrap();
+        let axis = sw.params.iter().position(|p| p.key == "exam-intensity").unwrap();
+        assert_eq!(sw.params[axis].role, Role::Condition);
+        let roles: Vec<Role> = sw.params.iter().map(|p| p.role).collect();
+        assert_eq!(roles.iter().filter(|r| **r == Role::Decision).count(), 2, "threshold and monthly GPUs");
+        let p = sw.points.iter().position(|v| v[axis] == "1.3").unwrap();
+        let raw = toml::Table::try_from(&sw.scenario(p).unwrap().raw).unwrap();
+        let m = |name: &str| get_number(&raw, &format!("background.seasons.{name}.multiplier")).unwrap();
+        assert!((m("final-exams") - 1.3 * 1.3).abs() < 1e-9 && (m("graduation-season") - 1.45 * 1.3).abs() < 1e-9);
+        assert_eq!(m("iclr-deadline"), 1.25, "other seasons are untouched");
+    }
+
+    #[test]
     fn paths_address_arrays_of_tables_by_name() {
         let mut doc: toml::Table =
             toml::from_str("[campus]\nnodes = 2\ngpus_per_node = 8\n[[policies]]\nname = \"a\"\nthreshold_hours = 4\n")
