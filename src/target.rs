@@ -106,7 +106,11 @@ pub fn parse_target(text: &str) -> Result<Target, String> {
     };
     let (class, name) = match name.rsplit_once(':') {
         Some((c, m)) if !c.trim().is_empty() => (Some(c.trim().to_string()), m),
-        Some(_) => return Err(format!("--target '{text}': give the class before the ':', e.g. 'main-training:wait_p95_h<=24'")),
+        Some(_) => {
+            return Err(format!(
+                "--target '{text}': give the class before the ':', e.g. 'main-training:wait_p95_h<=24'"
+            ));
+        }
         None => (None, name),
     };
     let metric = Metric::from_name(name.trim()).ok_or_else(|| {
@@ -187,14 +191,14 @@ impl Target {
 /// A message naming the unknown class and the classes there are.
 pub fn check_classes(targets: &[Target], classes: &[String]) -> Result<(), String> {
     for t in targets {
-        if let Some(c) = &t.class {
-            if !classes.contains(c) {
-                return Err(format!(
-                    "--target '{}': the scenario has no job class named '{c}'; its classes are: {}",
-                    t.spec(),
-                    classes.join(", ")
-                ));
-            }
+        if let Some(c) = &t.class
+            && !classes.contains(c)
+        {
+            return Err(format!(
+                "--target '{}': the scenario has no job class named '{c}'; its classes are: {}",
+                t.spec(),
+                classes.join(", ")
+            ));
         }
     }
     Ok(())

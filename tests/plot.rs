@@ -173,11 +173,18 @@ fn a_target_is_drawn_as_a_line_and_the_chinese_axis_titles_are_human() {
         .fold(0.0, f64::max);
     let target = format!("{:.1}", top.max(0.1));
     let manifest = std::fs::read_to_string(dir.path().join("sweep.toml")).unwrap();
-    let manifest = manifest
-        .lines()
-        .map(|l| if l.starts_with("targets = ") { format!("targets = [\"wait_p95_h<={target}\"]") } else { l.to_string() })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let manifest =
+        manifest
+            .lines()
+            .map(|l| {
+                if l.starts_with("targets = ") {
+                    format!("targets = [\"wait_p95_h<={target}\"]")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
     std::fs::write(dir.path().join("sweep.toml"), manifest).unwrap();
     plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
     let svg = check_svg(&dir.path().join("charts/sweep_wait_p95_h.svg"), 1600, 1000);

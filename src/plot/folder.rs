@@ -429,7 +429,11 @@ fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
 }
 
 /// The axes' roles and labels and the targets, from `sweep.toml` (defaults when absent).
-fn sweep_manifest(dir: &Path, params: &[String], notes: &mut Vec<String>) -> (Vec<AxisMeta>, Vec<crate::target::Target>) {
+fn sweep_manifest(
+    dir: &Path,
+    params: &[String],
+    notes: &mut Vec<String>,
+) -> (Vec<AxisMeta>, Vec<crate::target::Target>) {
     let path = dir.join("sweep.toml");
     let table = match std::fs::read_to_string(&path).map(|t| toml::from_str::<toml::Table>(&t)) {
         Ok(Ok(t)) => t,

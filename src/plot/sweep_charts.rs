@@ -125,10 +125,8 @@ fn readable_key(parts: &[&str], lang: Lang) -> String {
         ("multiplier", L::UnitTimesParen),
         ("factor", L::UnitTimesParen),
     ];
-    let (field, unit) = units
-        .iter()
-        .find_map(|(suffix, l)| last.strip_suffix(suffix).map(|f| (f, l.get(lang))))
-        .unwrap_or((last, ""));
+    let (field, unit) =
+        units.iter().find_map(|(suffix, l)| last.strip_suffix(suffix).map(|f| (f, l.get(lang)))).unwrap_or((last, ""));
     let mut words = field.trim_matches('_').replace('_', " ");
     if words.is_empty() {
         words = last.replace('_', " ");
@@ -227,7 +225,11 @@ impl Chart for MetricLines<'_> {
     }
 
     fn caption(&self, th: &Theme) -> String {
-        let key = if self.sweep.params.is_empty() { String::new() } else { param_label(self.sweep, x_param(self.sweep), th.lang) };
+        let key = if self.sweep.params.is_empty() {
+            String::new()
+        } else {
+            param_label(self.sweep, x_param(self.sweep), th.lang)
+        };
         fill(th.t(L::SweepTitle), &[th.t(metric_label(self.metric).0), &key])
     }
 
@@ -253,7 +255,8 @@ impl Chart for MetricLines<'_> {
             .flat_map(|r| [r.2.low, r.2.high, r.2.mean])
             .filter(|v| v.is_finite())
             .fold((f64::INFINITY, f64::NEG_INFINITY), |a, v| (a.0.min(v), a.1.max(v)));
-        let near = |v: f64| v >= dmin - (dmax - dmin).max(dmax.abs() * 0.1) && v <= dmax + (dmax - dmin).max(dmax.abs() * 0.1);
+        let near =
+            |v: f64| v >= dmin - (dmax - dmin).max(dmax.abs() * 0.1) && v <= dmax + (dmax - dmin).max(dmax.abs() * 0.1);
         let targets: Vec<&crate::target::Target> =
             sw.targets.iter().filter(|t| t.class.is_none() && t.metric.name() == metric && near(t.value)).collect();
         let log = wants_log(metric, stats.iter().map(|r| r.2.mean));
@@ -604,7 +607,8 @@ impl Chart for PolicyMap<'_> {
         if conds.len() == 1 {
             let c = conds[0];
             let xs = sw.values(c);
-            let numeric: Option<Vec<f64>> = xs.iter().map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite())).collect();
+            let numeric: Option<Vec<f64>> =
+                xs.iter().map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite())).collect();
             let xpos = |v: &str| {
                 let k = xs.iter().position(|x| x == v).unwrap_or(0);
                 numeric.as_ref().map_or(k as f64, |n| n[k])
@@ -619,7 +623,11 @@ impl Chart for PolicyMap<'_> {
                 rows.push(th.t(L::NoDecision).to_string());
             }
             let row_of = |d: &super::folder::DecisionRow| {
-                if d.policy.is_empty() { rows.len() - 1 } else { names.iter().position(|n| *n == d.decision).unwrap_or(0) }
+                if d.policy.is_empty() {
+                    rows.len() - 1
+                } else {
+                    names.iter().position(|n| *n == d.decision).unwrap_or(0)
+                }
             };
             let mut legend: Vec<(String, Mark)> = Vec::new();
             let robust = [("minimax-regret", L::RobustMinimax, 0.16), ("worst-case", L::RobustWorstCase, 0.10)];
@@ -650,8 +658,11 @@ impl Chart for PolicyMap<'_> {
             for (kind, _, alpha) in robust {
                 if let Some(d) = sw.decisions.iter().find(|d| d.kind == kind) {
                     let y = row_of(d) as f64;
-                    plot.draw(&Rectangle::new([(x0, y - 0.35), (x1, y + 0.35)], RGBColor(0, 114, 178).mix(alpha).filled()))
-                        .s()?;
+                    plot.draw(&Rectangle::new(
+                        [(x0, y - 0.35), (x1, y + 0.35)],
+                        RGBColor(0, 114, 178).mix(alpha).filled(),
+                    ))
+                    .s()?;
                 }
             }
             for d in &best {
@@ -705,7 +716,8 @@ impl Chart for PolicyMap<'_> {
                 rest
             };
             let (xl, yl) = (param_label(sw, cx, th.lang), param_label(sw, cy, th.lang));
-            let chart = th.axes(&panel, &AxisSpec::categories(xs.len(), &xl, &xf), &AxisSpec::categories(ys.len(), &yl, &yf))?;
+            let chart =
+                th.axes(&panel, &AxisSpec::categories(xs.len(), &xl, &xf), &AxisSpec::categories(ys.len(), &yl, &yf))?;
             for d in best.iter().filter(|d| conds[2..].iter().zip(facet).all(|(&c, (_, v))| cond_value(d, c) == *v)) {
                 let (Some(xi), Some(yi)) =
                     (xs.iter().position(|v| *v == cond_value(d, cx)), ys.iter().position(|v| *v == cond_value(d, cy)))
@@ -717,7 +729,10 @@ impl Chart for PolicyMap<'_> {
                     Some(k) if !d.policy.is_empty() => deco(k).mix(0.45),
                     _ => RGBColor(235, 235, 235).mix(1.0),
                 };
-                chart.plotting_area().draw(&Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], fillc.filled())).s()?;
+                chart
+                    .plotting_area()
+                    .draw(&Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], fillc.filled()))
+                    .s()?;
                 let centre = chart.backend_coord(&(x, y));
                 let lines = if d.policy.is_empty() {
                     vec![th.t(L::NoDecision).to_string()]
@@ -754,11 +769,11 @@ mod tests {
         assert_eq!(zh("policies.overflow.threshold_hours"), "溢出阈值（小时）");
         assert_eq!(en("policies.timeout-12h.threshold_hours"), "Overflow threshold of timeout-12h (h)");
         assert_eq!(en("cloud.offers.a800-monthly.gpus"), "Monthly GPUs rented (a800-monthly)");
+        assert_eq!(en("background.seasons.final-exams.multiplier"), "Other groups' load in final-exams (× base)");
         assert_eq!(
-            en("background.seasons.final-exams.multiplier"),
-            "Other groups' load in final-exams (× base)"
+            zh("cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny"),
+            "rtx4090-hourly的按小时价格（元/GPU小时）"
         );
-        assert_eq!(zh("cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny"), "rtx4090-hourly的按小时价格（元/GPU小时）");
         // Readable fallbacks, with the unit the suffix names.
         assert_eq!(en("workload.classes.debug.walltime_factor"), "Debug: walltime (×)");
         assert_eq!(en("campus.max_walltime_hours"), "Max walltime (h)");
@@ -776,7 +791,10 @@ mod tests {
         assert!(!wants_log("wait_p95_h", [3.0, 0.35].into_iter()));
         assert!(!wants_log("total_cost_cny", [1e6, 1.0].into_iter()));
         let t = log_ticks(-0.5, 1.5);
-        assert_eq!(t.iter().map(|v| (10f64.powf(*v) * 10.0).round() / 10.0).collect::<Vec<_>>(), [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert_eq!(
+            t.iter().map(|v| (10f64.powf(*v) * 10.0).round() / 10.0).collect::<Vec<_>>(),
+            [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
+        );
     }
 
     #[test]

@@ -174,7 +174,13 @@ fn short_key(key: &str, policy: &str) -> String {
 ///
 /// # Panics
 /// If `values` and `points` differ in length, or a point lacks a cost.
-pub fn analyse(axes: &[Axis], values: &[Vec<String>], points: &[PointResult], targets: &[Target], rule: Rule) -> Analysis {
+pub fn analyse(
+    axes: &[Axis],
+    values: &[Vec<String>],
+    points: &[PointResult],
+    targets: &[Target],
+    rule: Rule,
+) -> Analysis {
     assert_eq!(values.len(), points.len(), "one list of values per point");
     let cond: Vec<usize> = (0..axes.len()).filter(|&a| axes[a].role == Role::Condition).collect();
     let dec: Vec<usize> = (0..axes.len()).filter(|&a| axes[a].role == Role::Decision).collect();
@@ -248,9 +254,7 @@ pub fn analyse(axes: &[Axis], values: &[Vec<String>], points: &[PointResult], ta
         }
     }
     let decision_values = |i: usize, policy: &str| -> Vec<Option<String>> {
-        dec.iter()
-            .map(|&a| depends.get(&(policy.to_string(), a)).map(|_| values[i][a].clone()))
-            .collect()
+        dec.iter().map(|&a| depends.get(&(policy.to_string(), a)).map(|_| values[i][a].clone())).collect()
     };
     // Decisions, ordered by policy and then by the values' order on each axis.
     let mut decisions: Vec<Decision> = Vec::new();
@@ -295,10 +299,10 @@ pub fn analyse(axes: &[Axis], values: &[Vec<String>], points: &[PointResult], ta
         let rec = recommend::recommend(&subset, targets, rule);
         for v in rec.met.iter().chain(&rec.ruled_out) {
             let i = index_of[&v.point];
-            if let Some(d) = decision_of(i, &v.policy) {
-                if cells[d][s].is_none() {
-                    cells[d][s] = Some(Cell { point: i, verdict: v.clone() });
-                }
+            if let Some(d) = decision_of(i, &v.policy)
+                && cells[d][s].is_none()
+            {
+                cells[d][s] = Some(Cell { point: i, verdict: v.clone() });
             }
         }
         best.push(rec.chosen.as_ref().and_then(|v| decision_of(index_of[&v.point], &v.policy)));
@@ -363,7 +367,12 @@ pub fn analyse(axes: &[Axis], values: &[Vec<String>], points: &[PointResult], ta
             .map(|d| {
                 let (w, _) = worst_over(d, &|s| scenarios[s].weight > 0.0);
                 let v = if w.is_finite() {
-                    scenarios.iter().enumerate().filter(|(_, sp)| sp.weight > 0.0).map(|(s, sp)| sp.weight * cost(d, s)).sum()
+                    scenarios
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, sp)| sp.weight > 0.0)
+                        .map(|(s, sp)| sp.weight * cost(d, s))
+                        .sum()
                 } else {
                     f64::INFINITY
                 };
@@ -471,8 +480,11 @@ impl Analysis {
                     let c = &self.cells[d][s].as_ref().expect("the best has a cell").verdict;
                     let wait = first.as_ref().and_then(|t| self.summary(points, d, s, t).map(|x| (t, x)));
                     let wait = wait.map_or(String::new(), |(t, x)| {
-                        let (scale, unit) =
-                            if t.metric.shown_in_percent() { (100.0, "%".to_string()) } else { (1.0, format!(" {}", t.metric.unit())) };
+                        let (scale, unit) = if t.metric.shown_in_percent() {
+                            (100.0, "%".to_string())
+                        } else {
+                            (1.0, format!(" {}", t.metric.unit()))
+                        };
                         format!(", {} {}{unit}", t.name(), ci(&x, scale, 2))
                     });
                     out.push_str(&format!(
@@ -484,7 +496,9 @@ impl Analysis {
                 }
                 None => {
                     let closest = rec.closest.as_ref().map_or(String::new(), |c| {
-                        let d = self.decision_of_verdict(points, c).map_or(c.policy.clone(), |d| self.decisions[d].label.clone());
+                        let d = self
+                            .decision_of_verdict(points, c)
+                            .map_or(c.policy.clone(), |d| self.decisions[d].label.clone());
                         format!("; closest: {d} ({})", c.reasons.join("; "))
                     });
                     out.push_str(&format!("    {:<width$}  no decision meets the targets ({k}){closest}\n", sp.label));
@@ -493,8 +507,13 @@ impl Analysis {
         }
         if self.scenarios.len() > 1 {
             out.push_str(&format!("  Robust choice across the {} scenario points:\n", self.scenarios.len()));
-            let none: Vec<&str> =
-                self.scenarios.iter().zip(&self.best).filter(|(_, b)| b.is_none()).map(|(s, _)| s.label.as_str()).collect();
+            let none: Vec<&str> = self
+                .scenarios
+                .iter()
+                .zip(&self.best)
+                .filter(|(_, b)| b.is_none())
+                .map(|(s, _)| s.label.as_str())
+                .collect();
             match &self.minimax {
                 Some(r) => out.push_str(&format!(
                     "    minimax regret: {}: worst regret {} CNY (at {}){}\n",
@@ -507,7 +526,9 @@ impl Analysis {
                         format!("; left out, where no decision meets the targets: {}", none.join("; "))
                     }
                 )),
-                None => out.push_str("    minimax regret: no decision meets the targets at every point where one does\n"),
+                None => {
+                    out.push_str("    minimax regret: no decision meets the targets at every point where one does\n")
+                }
             }
             match &self.worst_case {
                 Some(r) => out.push_str(&format!(
@@ -532,8 +553,7 @@ impl Analysis {
                 }
             }
             if self.weights_given {
-                let w: Vec<String> =
-                    self.scenarios.iter().map(|s| format!("{} {:.2}", s.label, s.weight)).collect();
+                let w: Vec<String> = self.scenarios.iter().map(|s| format!("{} {:.2}", s.label, s.weight)).collect();
                 match &self.weighted {
                     Some(r) => out.push_str(&format!(
                         "    weighted expected cost ({}): {}: {} CNY\n",
@@ -559,9 +579,8 @@ impl Analysis {
 
     fn decision_of_verdict(&self, points: &[PointResult], v: &Verdict) -> Option<usize> {
         let i = points.iter().position(|p| p.point == v.point)?;
-        (0..self.decisions.len()).find(|&d| {
-            self.decisions[d].policy == v.policy && self.cells[d].iter().flatten().any(|c| c.point == i)
-        })
+        (0..self.decisions.len())
+            .find(|&d| self.decisions[d].policy == v.policy && self.cells[d].iter().flatten().any(|c| c.point == i))
     }
 
     /// Each scenario point's full list of candidates and why they were ruled out (for
@@ -571,7 +590,8 @@ impl Analysis {
         let mut out = String::new();
         for (s, sp) in self.scenarios.iter().enumerate() {
             out.push_str(&format!("\nAt {}:\n", sp.label));
-            let text = recommend::render(&self.per_scenario[s], usize::MAX).replace("  choose policy '", "  best: policy '");
+            let text =
+                recommend::render(&self.per_scenario[s], usize::MAX).replace("  choose policy '", "  best: policy '");
             out.push_str(&text);
         }
         out
@@ -590,9 +610,7 @@ impl Analysis {
         header.extend(self.condition_keys.iter().cloned());
         header.extend(["decision".to_string(), "policy".into()]);
         header.extend(self.decision_keys.iter().cloned());
-        header.extend(
-            ["meets_targets", "regret_cny", "weight", "candidates", "confidence_each"].map(String::from),
-        );
+        header.extend(["meets_targets", "regret_cny", "weight", "candidates", "confidence_each"].map(String::from));
         for name in std::iter::once("total_cost_cny".to_string()).chain(shown.iter().map(Target::name)) {
             header.extend([name.clone(), format!("{name}_ci95_low"), format!("{name}_ci95_high")]);
         }
@@ -723,22 +741,29 @@ mod tests {
         assert_eq!(a.decisions[wc.decision].label, "overflow (threshold_hours=4)");
         assert_eq!((wc.value, wc.at), (6000.0, Some(1)));
         let text = a.render(&points);
-        assert!(text.contains("exam=1.3") && text.contains("worst-case compliance: overflow (threshold_hours=4)"), "{text}");
+        assert!(
+            text.contains("exam=1.3") && text.contains("worst-case compliance: overflow (threshold_hours=4)"),
+            "{text}"
+        );
         let csv = String::from_utf8(a.csv(&points)).unwrap();
-        assert!(csv.lines().nth(1).unwrap().starts_with("best,exam=1,1,overflow (threshold_hours=12),overflow,12,true,0,"), "{csv}");
+        assert!(
+            csv.lines().nth(1).unwrap().starts_with("best,exam=1,1,overflow (threshold_hours=12),overflow,12,true,0,"),
+            "{csv}"
+        );
         assert!(!a.render_details().contains("choose policy"));
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn minimax_regret_matches_a_hand_computed_example() {
-        // Three scenario points, three decisions A, B, C (policies), all meeting the target.
-        //            s1    s2    s3     best   regrets A / B / C
-        // A         100   200   300     100    0 / 50 / 0     (s1: A 100, B 150, C 180)
-        // B         150   150   320     150    (s2: A 200, B 150, C 160) → 50 / 0 / 10
-        // C         180   160   310     300    (s3: A 300, B 320, C 310) → 0 / 20 / 10
-        // worst regret: A 50, B 50, C 80 → tie A/B broken by mean cost (A 200 < B 206.7): A.
-        // Make B's s3 cost 305 instead: B's regrets 50, 0, 5 → worst 50, still a tie; use
-        // C's s1 = 130: C's regrets 30, 10, 10 → worst 30: C wins.
+        // Three scenario points, three decisions A, B, C (policies), all meeting the target:
+        //        s1    s2    s3
+        // A     100   200   300
+        // B     150   150   320
+        // C     130   160   310
+        // best  100   150   300
+        // Regrets: A 0, 50, 0 (worst 50); B 50, 0, 20 (worst 50); C 30, 10, 10 (worst 30,
+        // at s1): minimax regret chooses C, which is best at no point.
         let costs = [[100.0, 200.0, 300.0], [150.0, 150.0, 320.0], [130.0, 160.0, 310.0]];
         let axes = vec![Axis { key: "s".into(), role: Role::Condition, weights: None }];
         let mut values = Vec::new();

@@ -306,10 +306,10 @@ fn read_years(
     let cols: Vec<usize> = columns.iter().map(|c| column(c)).collect::<Result<_, _>>()?;
     for rec in rdr.records() {
         let rec = rec.map_err(|e| damaged(e.to_string()))?;
-        if let (Some(c), Some(want)) = (class_col, class) {
-            if &rec[c] != want {
-                continue;
-            }
+        if let (Some(c), Some(want)) = (class_col, class)
+            && &rec[c] != want
+        {
+            continue;
         }
         let values = cols.iter().map(|&c| float(&rec[c])).collect::<Result<Vec<f64>, String>>().map_err(&damaged)?;
         row(&rec[policy_col], &rec[rep_col], values);
