@@ -232,6 +232,9 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
                         out.push(render(&c)?);
                     }
                 }
+                if sweep.has_decisions() {
+                    out.push(render(&sweep_charts::PolicyMap { sweep })?);
+                }
                 if sweep.params.len() >= 2 {
                     for metric in sweep_charts::HEATMAP_METRICS {
                         for (i, policy) in sweep.policies.iter().enumerate() {

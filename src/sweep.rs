@@ -11,7 +11,19 @@
 //! by the parameter. A policy whose inputs do not change between points (say the
 //! campus-only baseline of a threshold sweep) is simulated once and reused: its results
 //! would be identical anyway.
+//!
+//! Each parameter has a [`Role`]: a **decision** the group takes (a policy's threshold, a
+//! monthly rental's size, a budget) or a **condition** it cannot control (season
+//! intensity, the other groups' load, prices). A sweep with conditions is judged by
+//! [`decide`]: the best decision at each scenario point (a combination of condition
+//! values) and a robust choice across them, instead of "the cheapest point", which would
+//! pick a calendar. [`Role::infer`] gives the default from the path; `role = …` in the
+//! `[sweep]` table or `--decision KEY` / `--condition KEY` override it.
+//!
+//! A parameter may also be a named **scale axis** that multiplies several keys by the same
+//! factor (`exam-intensity = { scale = [KEY, KEY], values = [1.0, 1.3] }`).
 
+pub mod decide;
 pub mod recommend;
 pub mod store;
 
@@ -73,13 +85,78 @@ pub enum SweepError {
     Empty,
 }
 
+/// Whether a swept parameter is the group's choice or a condition it cannot control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Something the group decides: policy parameters (thresholds, budgets), the size of a
+    /// monthly rental.
+    Decision,
+    /// Something the group faces: season intensity, the other groups' load, prices, the
+    /// campus, its own demand.
+    Condition,
+}
+
+impl Role {
+    /// The default role of a dotted path:
+    /// - `policies.…` (thresholds, offers, budgets) and a monthly offer's rented size
+    ///   `cloud.offers.NAME.gpus` (and its rented months, `rent_months`) are decisions;
+    /// - everything else is a condition: `background.…`, `workload.…`, `campus.…`, cloud
+    ///   prices, capacities, delays, `simulation.…`.
+    ///
+    /// A key that is not known to be a decision is a condition, because treating a
+    /// condition as a choice recommends a calendar ("choose the year without exams"),
+    /// while treating a choice as a condition only splits the answer by its values.
+    pub fn infer(key: &str) -> Role {
+        let parts: Vec<&str> = key.split('.').collect();
+        match parts.as_slice() {
+            ["policies", ..] => Role::Decision,
+            ["cloud", "offers", _, "gpus" | "rent_months"] => Role::Decision,
+            _ => Role::Condition,
+        }
+    }
+
+    /// `decision` or `condition`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Decision => "decision",
+            Role::Condition => "condition",
+        }
+    }
+
+    /// Parses `decision` or `condition` (also `scenario`).
+    pub fn parse(text: &str) -> Option<Role> {
+        match text.trim() {
+            "decision" => Some(Role::Decision),
+            "condition" | "scenario" => Some(Role::Condition),
+            _ => None,
+        }
+    }
+}
+
 /// One swept parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
-    /// Dotted path.
+    /// Dotted path, or the name of a scale axis.
     pub key: String,
     /// The values as written (parsed to the key's type when applied).
     pub values: Vec<String>,
+    /// Decision or condition.
+    pub role: Role,
+    /// A scale axis: the dotted paths whose values in the file are multiplied by the
+    /// axis value (empty: `key` itself is the path set to the value).
+    pub scale: Vec<String>,
+    /// Condition axes: the weight of each value (the weight of a scenario point is the
+    /// product over its condition axes); `None` for equal weights.
+    pub weights: Option<Vec<f64>>,
+    /// Axis title for charts, English and Chinese (else derived from the key).
+    pub label: Option<(String, Option<String>)>,
+}
+
+impl Param {
+    /// A parameter setting `key` to each of `values`, with the role inferred from the key.
+    pub fn new(key: &str, values: Vec<String>) -> Param {
+        Param { key: key.to_string(), values, role: Role::infer(key), scale: Vec::new(), weights: None, label: None }
+    }
 }
 
 /// Most parameters in one grid.
@@ -94,7 +171,21 @@ pub fn parse_param(spec: &str) -> Result<Param, SweepError> {
     if key.is_empty() || values.trim().is_empty() {
         return Err(SweepError::Syntax(spec.to_string()));
     }
-    Ok(Param { key: key.to_string(), values: expand_values(values.trim())? })
+    Ok(Param::new(key, expand_values(values.trim())?))
+}
+
+/// Parses `KEY=W1,W2,…` (`--weight`): weights of a condition axis's values.
+pub fn parse_weights(spec: &str) -> Result<(String, Vec<f64>), SweepError> {
+    let (key, values) = spec.split_once('=').ok_or_else(|| SweepError::Syntax(spec.to_string()))?;
+    let weights = values
+        .split(',')
+        .map(|w| w.trim().parse::<f64>().ok().filter(|w| w.is_finite() && *w >= 0.0))
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| SweepError::BadRange {
+            spec: spec.into(),
+            problem: "weights are numbers ≥ 0, one per value of the axis, e.g. KEY=1,2,1".into(),
+        })?;
+    Ok((key.trim().to_string(), weights))
 }
 
 /// `a,b,c` or `start:stop:step` (inclusive of `stop` up to rounding).
@@ -132,25 +223,102 @@ pub fn expand_values(text: &str) -> Result<Vec<String>, SweepError> {
     Ok(values)
 }
 
+fn value_list(v: &toml::Value) -> Result<Vec<String>, SweepError> {
+    Ok(match v {
+        toml::Value::String(s) => expand_values(s)?,
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|x| match x {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect(),
+        other => vec![other.to_string()],
+    })
+}
+
 /// Reads the `[sweep]` table of a scenario text: each key a path, each value an array of
-/// values or a `"START:STOP:STEP"` string.
+/// values or a `"START:STOP:STEP"` string, or a table
+/// `{ values = …, role = "decision" | "condition", weights = […], scale = [PATH, …],
+/// label = "…", label_zh = "…" }` (with `scale`, the key names the axis and each path's
+/// value in the file is multiplied by the axis value).
 pub fn params_from_table(table: &toml::Table) -> Result<Vec<Param>, SweepError> {
     let mut out = Vec::new();
     for (key, v) in table {
-        let values = match v {
-            toml::Value::String(s) => expand_values(s)?,
-            toml::Value::Array(a) => a
-                .iter()
-                .map(|x| match x {
-                    toml::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect(),
-            other => vec![other.to_string()],
+        let toml::Value::Table(t) = v else {
+            out.push(Param::new(key, value_list(v)?));
+            continue;
         };
-        out.push(Param { key: key.clone(), values });
+        let bad = |problem: String| SweepError::BadPath { path: format!("sweep.{key}"), problem };
+        const FIELDS: [&str; 6] = ["values", "role", "weights", "scale", "label", "label_zh"];
+        if let Some(k) = t.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(bad(format!("unknown field '{k}'; an axis table takes {}", FIELDS.join(", "))));
+        }
+        let values = value_list(t.get("values").ok_or_else(|| bad("an axis table needs values = [...]".into()))?)?;
+        let scale: Vec<String> = match t.get("scale") {
+            None => Vec::new(),
+            Some(toml::Value::Array(a)) if !a.is_empty() => a
+                .iter()
+                .map(|p| p.as_str().map(String::from))
+                .collect::<Option<_>>()
+                .ok_or_else(|| bad("scale is a list of dotted paths (strings)".into()))?,
+            Some(_) => return Err(bad("scale is a non-empty list of dotted paths".into())),
+        };
+        let role = match t.get("role") {
+            None if scale.is_empty() => Role::infer(key),
+            // A scale axis is a decision only when every key it scales is one.
+            None => {
+                if scale.iter().all(|p| Role::infer(p) == Role::Decision) {
+                    Role::Decision
+                } else {
+                    Role::Condition
+                }
+            }
+            Some(r) => r
+                .as_str()
+                .and_then(Role::parse)
+                .ok_or_else(|| bad(format!("role = {r} is not allowed; give \"decision\" or \"condition\"")))?,
+        };
+        let weights = match t.get("weights") {
+            None => None,
+            Some(toml::Value::Array(a)) => Some(
+                a.iter()
+                    .map(|w| w.as_float().or_else(|| w.as_integer().map(|i| i as f64)))
+                    .collect::<Option<Vec<f64>>>()
+                    .ok_or_else(|| bad("weights are numbers, one per value".into()))?,
+            ),
+            Some(_) => return Err(bad("weights is a list of numbers, one per value".into())),
+        };
+        let text = |f: &str| t.get(f).and_then(|v| v.as_str()).map(String::from);
+        let label = text("label").map(|en| (en, text("label_zh")));
+        let mut p = Param { key: key.clone(), values, role, scale, weights: None, label };
+        if let Some(w) = weights {
+            p.set_weights(w)?;
+        }
+        out.push(p);
     }
     Ok(out)
+}
+
+impl Param {
+    /// Sets the weights of a condition axis's values.
+    ///
+    /// # Errors
+    /// On a decision axis, with the wrong count, a negative or non-finite weight, or all zero.
+    pub fn set_weights(&mut self, w: Vec<f64>) -> Result<(), SweepError> {
+        let bad = |problem: String| SweepError::BadPath { path: self.key.clone(), problem };
+        if self.role == Role::Decision {
+            return Err(bad("weights belong to condition axes (scenario points), not to decisions".into()));
+        }
+        if w.len() != self.values.len() {
+            return Err(bad(format!("{} weights given for {} values", w.len(), self.values.len())));
+        }
+        if w.iter().any(|x| !x.is_finite() || *x < 0.0) || w.iter().all(|x| *x == 0.0) {
+            return Err(bad("weights must be numbers ≥ 0, not all zero".into()));
+        }
+        self.weights = Some(w);
+        Ok(())
+    }
 }
 
 /// The grid: every combination of values, the first parameter varying slowest.
@@ -293,6 +461,38 @@ pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), Swe
     unreachable!("the loop returns at the last step")
 }
 
+/// The number at `path` in a scenario document (arrays of tables addressed by name or
+/// index, as in [`set_path`]); `None` when absent or not a number.
+pub fn get_number(doc: &toml::Table, path: &str) -> Option<f64> {
+    let steps: Vec<&str> = path.split('.').collect();
+    let mut value: Option<&toml::Value> = None;
+    let mut table = doc;
+    let mut i = 0;
+    while i < steps.len() {
+        let v = table.get(steps[i])?;
+        i += 1;
+        let v = match v {
+            toml::Value::Array(arr) => {
+                let name = *steps.get(i)?;
+                i += 1;
+                arr.iter()
+                    .find(|e| e.get("name").and_then(|n| n.as_str()) == Some(name))
+                    .or_else(|| name.parse::<usize>().ok().and_then(|k| arr.get(k)))?
+            }
+            other => other,
+        };
+        value = Some(v);
+        if i < steps.len() {
+            table = v.as_table()?;
+        }
+    }
+    match value? {
+        toml::Value::Float(f) => Some(*f),
+        toml::Value::Integer(n) => Some(*n as f64),
+        _ => None,
+    }
+}
+
 fn prefix_path(e: SweepError, full: &str) -> SweepError {
     match e {
         SweepError::BadPath { problem, .. } => SweepError::BadPath { path: full.into(), problem },
@@ -339,12 +539,64 @@ impl Sweep {
         };
         let params =
             if cli.is_empty() { from_file } else { cli.iter().map(|s| parse_param(s)).collect::<Result<_, _>>()? };
+        for p in &params {
+            for path in &p.scale {
+                if get_number(&base, path).is_none() {
+                    return Err(SweepError::BadPath {
+                        path: path.clone(),
+                        problem: format!("axis '{}' scales it, but it is not a number in the scenario file", p.key),
+                    });
+                }
+            }
+            if !p.scale.is_empty() && p.values.iter().any(|v| v.parse::<f64>().map_or(true, |x| !x.is_finite())) {
+                return Err(SweepError::BadValue {
+                    path: p.key.clone(),
+                    value: p.values.join(","),
+                    problem: "a scale axis takes numbers (factors)".into(),
+                });
+            }
+        }
         let points = grid(&params)?;
         let sweep = Sweep { base, params, points, file: file.into() };
         for p in 0..sweep.points.len() {
             sweep.scenario(p)?;
         }
         Ok(sweep)
+    }
+
+    /// Sets the role of a parameter (`--decision KEY`, `--condition KEY`).
+    ///
+    /// # Errors
+    /// When no parameter has that key (the message lists them).
+    pub fn set_role(&mut self, key: &str, role: Role) -> Result<(), SweepError> {
+        let i = self.index_of(key)?;
+        self.params[i].role = role;
+        if role == Role::Decision && self.params[i].weights.is_some() {
+            return Err(SweepError::BadPath {
+                path: key.into(),
+                problem: "weights belong to condition axes; drop them or keep it a condition".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Sets the weights of a condition axis (`--weight KEY=W1,W2,…`).
+    ///
+    /// # Errors
+    /// An unknown key or bad weights.
+    pub fn set_weights(&mut self, key: &str, weights: Vec<f64>) -> Result<(), SweepError> {
+        let i = self.index_of(key)?;
+        self.params[i].set_weights(weights)
+    }
+
+    fn index_of(&self, key: &str) -> Result<usize, SweepError> {
+        self.params.iter().position(|p| p.key == key).ok_or_else(|| SweepError::BadPath {
+            path: key.into(),
+            problem: format!(
+                "not a swept parameter; the parameters are: {}",
+                self.params.iter().map(|p| p.key.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        })
     }
 
     /// The label of a point: `key=value, …`.
@@ -364,7 +616,23 @@ impl Sweep {
     pub fn scenario(&self, point: usize) -> Result<Scenario, SweepError> {
         let mut doc = self.base.clone();
         for (p, v) in self.params.iter().zip(&self.points[point]) {
-            set_path(&mut doc, &p.key, v)?;
+            if p.scale.is_empty() {
+                set_path(&mut doc, &p.key, v)?;
+                continue;
+            }
+            let factor: f64 = v.parse().map_err(|_| SweepError::BadValue {
+                path: p.key.clone(),
+                value: v.clone(),
+                problem: "a scale axis takes numbers (factors)".into(),
+            })?;
+            for path in &p.scale {
+                let base = get_number(&self.base, path).ok_or_else(|| SweepError::BadPath {
+                    path: path.clone(),
+                    problem: format!("axis '{}' scales it, but it is not a number in the scenario file", p.key),
+                })?;
+                let scaled = (base * factor * 1e9).round() / 1e9;
+                set_path(&mut doc, path, &format!("{scaled}"))?;
+            }
         }
         let raw = RawScenario::deserialize(toml::Value::Table(doc)).map_err(|e| {
             let message = e.to_string();
@@ -445,10 +713,78 @@ mod tests {
 
     #[test]
     fn grids_vary_the_last_parameter_fastest() {
-        let p = |k: &str, v: &[&str]| Param { key: k.into(), values: v.iter().map(|s| s.to_string()).collect() };
+        let p = |k: &str, v: &[&str]| Param::new(k, v.iter().map(|s| s.to_string()).collect());
         let g = grid(&[p("a", &["1", "2"]), p("b", &["x", "y"])]).unwrap();
         assert_eq!(g, vec![vec!["1", "x"], vec!["1", "y"], vec!["2", "x"], vec!["2", "y"]]);
         assert!(grid(&[p("a", &["1"]), p("b", &["1"]), p("c", &["1"]), p("d", &["1"])]).is_err());
+    }
+
+    #[test]
+    fn keys_are_decisions_or_conditions_by_their_path() {
+        for k in [
+            "policies.overflow.threshold_hours",
+            "policies.capped.budget.cap_cny",
+            "cloud.offers.a800-monthly.gpus",
+            "cloud.offers.a800-monthly.rent_months",
+        ] {
+            assert_eq!(Role::infer(k), Role::Decision, "{k}");
+        }
+        for k in [
+            "background.seasons.final-exams.multiplier",
+            "background.offered_load",
+            "cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny",
+            "cloud.offers.a800-hourly.capacity_gpus",
+            "workload.classes.debug.jobs_per_week",
+            "campus.gpus",
+            "simulation.seed",
+            "something-new",
+        ] {
+            assert_eq!(Role::infer(k), Role::Condition, "{k}");
+        }
+    }
+
+    #[test]
+    fn axis_tables_set_roles_weights_labels_and_scale_keys() {
+        let text = "name = \"x\"\n[sweep]\n\"policies.a.threshold_hours\" = [1, 2]\n\
+                    exam = { scale = [\"s.a\", \"s.b\"], values = [1.0, 1.5], weights = [3, 1], label = \"Exams\" }\n\
+                    \"campus.gpus\" = { values = [8, 16], role = \"decision\" }\n";
+        let doc: toml::Table = toml::from_str(text).unwrap();
+        let params = params_from_table(doc["sweep"].as_table().unwrap()).unwrap();
+        let by = |k: &str| params.iter().find(|p| p.key == k).unwrap();
+        assert_eq!(by("policies.a.threshold_hours").role, Role::Decision);
+        assert_eq!(by("campus.gpus").role, Role::Decision, "role = overrides the inferred condition");
+        let exam = by("exam");
+        assert_eq!((exam.role, exam.scale.len(), exam.weights.clone()), (Role::Condition, 2, Some(vec![3.0, 1.0])));
+        assert_eq!(exam.label, Some(("Exams".to_string(), None)));
+        let bad = |t: &str| {
+            let doc: toml::Table = toml::from_str(t).unwrap();
+            params_from_table(doc["sweep"].as_table().unwrap()).unwrap_err().to_string()
+        };
+        assert!(bad("[sweep]\nk = { values = [1], role = \"maybe\" }").contains("\"decision\" or \"condition\""));
+        assert!(bad("[sweep]\nk = { values = [1, 2], weights = [1] }").contains("1 weights given for 2 values"));
+        assert!(bad("[sweep]\n\"policies.a.x\" = { values = [1], weights = [1] }").contains("condition axes"));
+        assert!(bad("[sweep]\nk = { valus = [1] }").contains("unknown field 'valus'"));
+    }
+
+    #[test]
+    fn a_scale_axis_multiplies_each_key_by_its_value() {
+        let text = "[background]\n[[background.seasons]]\nname = \"exams\"\nmultiplier = 1.4\n\
+                    [[background.seasons]]\nname = \"grad\"\nmultiplier = 2\n";
+        let base: toml::Table = toml::from_str(text).unwrap();
+        assert_eq!(get_number(&base, "background.seasons.exams.multiplier"), Some(1.4));
+        assert_eq!(get_number(&base, "background.seasons.1.multiplier"), Some(2.0));
+        assert_eq!(get_number(&base, "background.seasons.none.multiplier"), None);
+        // The shipped exam-season sweep scales both exam seasons.
+        let sw = Sweep::new(include_str!("../scenarios/exam-season.toml"), "exam-season.toml", &[]).unwrap();
+        let axis = sw.params.iter().position(|p| p.key == "exam-intensity").unwrap();
+        assert_eq!(sw.params[axis].role, Role::Condition);
+        let roles: Vec<Role> = sw.params.iter().map(|p| p.role).collect();
+        assert_eq!(roles.iter().filter(|r| **r == Role::Decision).count(), 2, "threshold and monthly GPUs");
+        let p = sw.points.iter().position(|v| v[axis] == "1.3").unwrap();
+        let raw = toml::Table::try_from(&sw.scenario(p).unwrap().raw).unwrap();
+        let m = |name: &str| get_number(&raw, &format!("background.seasons.{name}.multiplier")).unwrap();
+        assert!((m("final-exams") - 1.3 * 1.3).abs() < 1e-9 && (m("graduation-season") - 1.45 * 1.3).abs() < 1e-9);
+        assert_eq!(m("iclr-deadline"), 1.25, "other seasons are untouched");
     }
 
     #[test]

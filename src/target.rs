@@ -15,8 +15,25 @@
 //! CSV stores) would both be plausible readings. Other metrics take a plain number in
 //! their unit (`wait_p95_h<=2`, `total_cost_cny<=120000`); a `%` there is refused. The
 //! bound is kept as the stored value (a fraction for rates).
+//!
+//! # Class targets
+//! `CLASS:METRIC<=VALUE` (e.g. `main-training:wait_p95_h<=24`) bounds a metric of one job
+//! class of the group (`classes.csv`) instead of the whole group. The class metrics that
+//! can be bounded are those in [`CLASS_METRICS`].
 
 use crate::metrics::Metric;
+
+/// The metrics a class target can bound (they are class metrics as well as headline ones).
+pub const CLASS_METRICS: [Metric; 8] = [
+    Metric::WaitMean,
+    Metric::WaitP50,
+    Metric::WaitP95,
+    Metric::WaitP99,
+    Metric::TurnaroundMean,
+    Metric::DeadlineMissRate,
+    Metric::CloudJobShare,
+    Metric::JobsCompleted,
+];
 
 /// `<=` or `>=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,9 +44,11 @@ pub enum Cmp {
     AtLeast,
 }
 
-/// A requirement such as `wait_p95_h<=24`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A requirement such as `wait_p95_h<=24` or `main-training:wait_p95_h<=24`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Target {
+    /// The job class whose metric is bounded (`None`: the whole group's headline metric).
+    pub class: Option<String>,
     /// The metric.
     pub metric: Metric,
     /// Direction.
@@ -41,7 +60,23 @@ pub struct Target {
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let op = if self.cmp == Cmp::AtMost { "≤" } else { "≥" };
-        write!(f, "{} {op} {}", self.metric.name(), bound_text(self.metric, self.value))
+        write!(f, "{} {op} {}", self.name(), bound_text(self.metric, self.value))
+    }
+}
+
+impl Target {
+    /// `wait_p95_h`, or `main-training:wait_p95_h` for a class target.
+    pub fn name(&self) -> String {
+        match &self.class {
+            Some(c) => format!("{c}:{}", self.metric.name()),
+            None => self.metric.name().to_string(),
+        }
+    }
+
+    /// The target as it is written on the command line (`parse_target` reads it back).
+    pub fn spec(&self) -> String {
+        let op = if self.cmp == Cmp::AtMost { "<=" } else { ">=" };
+        format!("{}{op}{}", self.name(), bound_text(self.metric, self.value))
     }
 }
 
@@ -69,13 +104,30 @@ pub fn parse_target(text: &str) -> Result<Target, String> {
             "--target '{text}' is not of the form METRIC<=VALUE or METRIC>=VALUE, e.g. 'wait_p95_h<=24'"
         ));
     };
+    let (class, name) = match name.rsplit_once(':') {
+        Some((c, m)) if !c.trim().is_empty() => (Some(c.trim().to_string()), m),
+        Some(_) => {
+            return Err(format!(
+                "--target '{text}': give the class before the ':', e.g. 'main-training:wait_p95_h<=24'"
+            ));
+        }
+        None => (None, name),
+    };
     let metric = Metric::from_name(name.trim()).ok_or_else(|| {
         let names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
         format!("--target '{text}': no metric is named '{}'; the metrics are: {}", name.trim(), names.join(", "))
     })?;
+    if class.is_some() && !CLASS_METRICS.contains(&metric) {
+        let names: Vec<&str> = CLASS_METRICS.iter().map(|m| m.name()).collect();
+        return Err(format!(
+            "--target '{text}': a class target bounds one of {}, not {}",
+            names.join(", "),
+            metric.name()
+        ));
+    }
     let op = if cmp == Cmp::AtMost { "<=" } else { ">=" };
     let value = parse_bound(text, metric, op, value.trim())?;
-    Ok(Target { metric, cmp, value })
+    Ok(Target { class, metric, cmp, value })
 }
 
 /// The bound of `text` (for messages) on `metric`: see the module doc for the units.
@@ -132,6 +184,26 @@ impl Target {
     }
 }
 
+/// Checks that every class target names a class of the scenario (`classes`, the group's
+/// class names).
+///
+/// # Errors
+/// A message naming the unknown class and the classes there are.
+pub fn check_classes(targets: &[Target], classes: &[String]) -> Result<(), String> {
+    for t in targets {
+        if let Some(c) = &t.class
+            && !classes.contains(c)
+        {
+            return Err(format!(
+                "--target '{}': the scenario has no job class named '{c}'; its classes are: {}",
+                t.spec(),
+                classes.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +216,20 @@ mod tests {
         let e = parse_target("wait_p96<=1").unwrap_err();
         assert!(e.contains("wait_p95_h") && e.contains("no metric"), "{e}");
         assert!(parse_target("wait_p95_h=24").is_err());
+    }
+
+    #[test]
+    fn class_targets_name_the_class_and_read_back() {
+        let t = parse_target("main-training:wait_p95_h<=24").unwrap();
+        assert_eq!((t.class.as_deref(), t.metric, t.value), (Some("main-training"), Metric::WaitP95, 24.0));
+        assert_eq!(t.to_string(), "main-training:wait_p95_h ≤ 24");
+        assert_eq!(parse_target(&t.spec()).unwrap(), t);
+        let d = parse_target("main-training:deadline_miss_rate<=5%").unwrap();
+        assert_eq!(parse_target(&d.spec()).unwrap(), d);
+        assert_eq!(parse_target("wait_p95_h<=2").unwrap().class, None);
+        let e = parse_target("main-training:total_cost_cny<=5").unwrap_err();
+        assert!(e.contains("a class target bounds one of"), "{e}");
+        assert!(parse_target(":wait_p95_h<=2").is_err());
     }
 
     #[test]

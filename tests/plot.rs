@@ -122,7 +122,7 @@ fn run_charts_are_valid_svg_and_png_of_the_requested_size_with_labels() {
 }
 
 #[test]
-fn sweep_charts_show_each_metric_heatmaps_and_the_recommended_point() {
+fn sweep_charts_show_each_metric_heatmaps_the_best_decisions_and_human_axis_titles() {
     let (_, _, sweep) = fixtures();
     let dir = copy_of(sweep);
     let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
@@ -135,19 +135,66 @@ fn sweep_charts_show_each_metric_heatmaps_and_the_recommended_point() {
             assert!(names.contains(&format!("heatmap_{m}_{p}").as_str()), "{names:?}");
         }
     }
+    // The threshold is a decision, the crunch multiplier a condition: the charts mark the
+    // best decision at each condition, and the policy map shows it.
+    assert!(names.contains(&"policy_map"), "{names:?}");
     let svg = check_svg(&dir.path().join("charts/sweep_wait_p95_h.svg"), 1600, 1000);
-    for t in ["policies.overflow-2h.threshold_hours", "95th-percentile wait (h)", "recommended", "95% CI"] {
+    for t in ["Overflow threshold of overflow-2h (h)", "95th-percentile wait (h)", "best at this condition", "95% CI"] {
         assert!(svg.contains(t), "sweep_wait_p95_h.svg lacks '{t}'");
     }
+    assert!(!svg.contains(">policies.overflow-2h.threshold_hours<"), "the axis title is not the raw key");
     let heat = check_svg(&dir.path().join("charts/heatmap_total_cost_cny_overflow-2h.svg"), 1600, 1000);
-    assert!(heat.contains("background.seasons.crunch.multiplier") && heat.contains("overflow-2h"));
+    assert!(heat.contains("load in crunch (× base)") && heat.contains("overflow-2h"), "{heat}");
+    let map = check_svg(&dir.path().join("charts/policy_map.svg"), 1600, 1000);
+    assert!(map.contains("Best decision against Other groups") && map.contains("¥"), "{map}");
     let (w, h, _) = read_png(&dir.path().join("charts/heatmap_wait_p95_h_reserved.png"));
     assert_eq!((w, h), (1600, 1000));
     let text = std::fs::read_to_string(dir.path().join("recommendation.txt")).unwrap();
-    let chosen = burstsim::plot::data::parse_recommendation(&text).expect("a recommendation");
+    assert!(text.contains("Best decision at each scenario point"), "{text}");
+    assert_eq!(burstsim::plot::data::parse_recommendation(&text), None, "no calendar is recommended");
+    let csv = std::fs::read_to_string(dir.path().join("decisions.csv")).unwrap();
+    assert!(csv.starts_with("kind,scenario_point,background.seasons.crunch.multiplier,decision,policy,"), "{csv}");
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    assert!(html.contains(&format!("Choose policy '{}'", chosen.policy)), "the recommendation is in the report");
+    assert!(html.contains("Best decision at each scenario point"), "the analysis is in the report");
     assert!(html.contains("<li>Seed: 11</li>"), "the seed comes from scenario.toml");
+}
+
+#[test]
+fn a_target_is_drawn_as_a_line_and_the_chinese_axis_titles_are_human() {
+    let (_, _, sweep) = fixtures();
+    let dir = copy_of(sweep);
+    // A target inside the drawn range: the largest mean p95 wait of the sweep.
+    let csv = std::fs::read_to_string(dir.path().join("sweep.csv")).unwrap();
+    let mean = csv.lines().next().unwrap().split(',').position(|c| c == "mean").unwrap();
+    let top = csv
+        .lines()
+        .filter(|l| l.contains(",wait_p95_h,"))
+        .filter_map(|l| l.split(',').nth(mean).and_then(|v| v.parse::<f64>().ok()))
+        .fold(0.0, f64::max);
+    let target = format!("{:.1}", top.max(0.1));
+    let manifest = std::fs::read_to_string(dir.path().join("sweep.toml")).unwrap();
+    let manifest =
+        manifest
+            .lines()
+            .map(|l| {
+                if l.starts_with("targets = ") {
+                    format!("targets = [\"wait_p95_h<={target}\"]")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+    std::fs::write(dir.path().join("sweep.toml"), manifest).unwrap();
+    plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    let svg = check_svg(&dir.path().join("charts/sweep_wait_p95_h.svg"), 1600, 1000);
+    assert!(svg.contains(&format!("target ≤ {target}")), "the target is labelled");
+    assert!(svg.to_ascii_uppercase().contains("#B40000"), "the target line is drawn in its colour");
+    let cost = check_svg(&dir.path().join("charts/sweep_total_cost_cny.svg"), 1600, 1000);
+    assert!(!cost.contains("target"), "no target on cost");
+    plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    let zh = check_svg(&dir.path().join("charts-zh/sweep_wait_p95_h.svg"), 1600, 1000);
+    assert!(zh.contains("overflow-2h的溢出阈值（小时）") && zh.contains(&format!("目标 ≤ {target}")), "{zh}");
 }
 
 #[test]

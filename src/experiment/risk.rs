@@ -12,7 +12,6 @@
 //! [`MissCount::undefined`] so the output can say so.
 
 use super::Results;
-use crate::metrics::Metric;
 use crate::scenario::Scenario;
 use crate::stats::binomial::{clopper_pearson, upper_bound};
 use crate::target::Target;
@@ -29,13 +28,14 @@ pub struct MissCount {
 }
 
 impl MissCount {
-    /// Counts the years (rows) missing any of `targets`; `column(m)` gives metric `m`'s
-    /// per-year values, all of the same length.
+    /// Counts the years (rows) missing any of `targets`; `column(t)` gives the per-year
+    /// values of target `t`'s metric (of its class, for a class target), all of the same
+    /// length.
     ///
     /// # Panics
     /// If the columns differ in length.
-    pub fn count(targets: &[Target], column: impl Fn(Metric) -> Vec<f64>) -> MissCount {
-        let cols: Vec<(Target, Vec<f64>)> = targets.iter().map(|t| (*t, column(t.metric))).collect();
+    pub fn count(targets: &[Target], column: impl Fn(&Target) -> Vec<f64>) -> MissCount {
+        let cols: Vec<(&Target, Vec<f64>)> = targets.iter().map(|t| (t, column(t))).collect();
         let years = cols.first().map_or(0, |c| c.1.len());
         assert!(cols.iter().all(|c| c.1.len() == years), "every metric has one value per year");
         let mut out = MissCount { years, ..MissCount::default() };
@@ -76,15 +76,28 @@ pub struct PolicyRisk {
     pub count: MissCount,
 }
 
-/// For every policy of an experiment, the years that missed `targets`.
+/// For every policy of an experiment, the years that missed `targets`. A class target
+/// whose class is not in the scenario is undefined in every year.
 pub fn policy_risks(scenario: &Scenario, results: &Results, targets: &[Target]) -> Vec<PolicyRisk> {
+    let classes = scenario.class_names();
+    let metrics = scenario.class_metrics.names();
     scenario
         .policies
         .iter()
         .enumerate()
         .map(|(p, policy)| PolicyRisk {
             policy: policy.name.clone(),
-            count: MissCount::count(targets, |m| results.column(p, m)),
+            count: MissCount::count(targets, |t| match &t.class {
+                None => results.column(p, t.metric),
+                Some(class) => {
+                    let c = classes.iter().position(|n| n == class);
+                    let m = metrics.iter().position(|(n, _)| n == t.metric.name());
+                    match (c, m) {
+                        (Some(c), Some(m)) => results.class_column(p, c, m),
+                        _ => vec![f64::NAN; results.replications.len()],
+                    }
+                }
+            }),
         })
         .collect()
 }
@@ -92,6 +105,7 @@ pub fn policy_risks(scenario: &Scenario, results: &Results, targets: &[Target]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::Metric;
     use crate::target::parse_target;
 
     #[test]
@@ -99,7 +113,7 @@ mod tests {
         let targets = [parse_target("wait_p95_h<=2").unwrap(), parse_target("cloud_job_share<=50%").unwrap()];
         let p95 = vec![1.0, 3.0, 1.5, f64::NAN, 2.0, 0.5];
         let cloud = vec![0.1, 0.1, 0.9, 0.1, 0.2, f64::NAN];
-        let c = MissCount::count(&targets, |m| if m == Metric::WaitP95 { p95.clone() } else { cloud.clone() });
+        let c = MissCount::count(&targets, |t| if t.metric == Metric::WaitP95 { p95.clone() } else { cloud.clone() });
         // Years 1 (p95) and 2 (cloud) miss; 3 and 5 are undefined; 0 and 4 (on the bound) meet.
         assert_eq!(c, MissCount { years: 6, missed: 4, undefined: 2 });
         assert!((c.share() - 4.0 / 6.0).abs() < 1e-12);

@@ -106,10 +106,63 @@ pub struct SweepFolder {
     pub recommended: Option<Recommended>,
     /// `scenario.toml` (the sweep's base scenario), if present.
     pub table: Option<toml::Table>,
+    /// Per parameter (parallel with `params`): role and label from `sweep.toml`.
+    pub axes: Vec<AxisMeta>,
+    /// The targets of the last analysis (`sweep.toml`), for the target lines.
+    pub targets: Vec<crate::target::Target>,
+    /// `decisions.csv`, if the sweep had targets.
+    pub decisions: Vec<DecisionRow>,
     notes: Vec<String>,
 }
 
+/// What `sweep.toml` says about one axis.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AxisMeta {
+    /// Decision or condition (None: an older folder).
+    pub role: Option<crate::sweep::Role>,
+    /// The axis title given in the scenario, English.
+    pub label: Option<String>,
+    /// The axis title given in the scenario, Chinese.
+    pub label_zh: Option<String>,
+}
+
+/// One row of `decisions.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecisionRow {
+    /// `best`, `minimax-regret`, `worst-case` or `weighted-cost`.
+    pub kind: String,
+    /// (condition key, value) of the scenario point.
+    pub conditions: Vec<(String, String)>,
+    /// The decision's label.
+    pub decision: String,
+    /// Its policy (empty when no decision meets the targets there).
+    pub policy: String,
+    /// (decision key, value); empty values where the policy does not depend on the key.
+    pub values: Vec<(String, String)>,
+    /// Whether it meets the targets there.
+    pub meets: bool,
+    /// Mean total cost and its 95% CI.
+    pub cost: (f64, f64, f64),
+    /// The first metric shown beside the cost (a target's): name, mean, low, high.
+    pub shown: Option<(String, f64, f64, f64)>,
+}
+
 impl SweepFolder {
+    /// Whether the sweep has condition axes and their analysis.
+    pub fn has_decisions(&self) -> bool {
+        !self.decisions.is_empty() && self.axes.iter().any(|a| a.role == Some(crate::sweep::Role::Condition))
+    }
+
+    /// Whether `policy` at the point with these values is the best decision at its
+    /// scenario point (`decisions.csv`).
+    pub fn is_best(&self, policy: &str, values: &[String]) -> bool {
+        let value_of = |key: &str| self.params.iter().position(|p| p == key).map(|i| values[i].as_str());
+        self.decisions.iter().filter(|d| d.kind == "best" && d.policy == policy).any(|d| {
+            d.conditions.iter().all(|(k, v)| value_of(k) == Some(v.as_str()))
+                && d.values.iter().all(|(k, v)| v.is_empty() || value_of(k) == Some(v.as_str()))
+        })
+    }
+
     /// Whether `sweep.csv` has rows of this metric.
     pub fn has_metric(&self, metric: &str) -> bool {
         self.rows.iter().any(|r| r.2.metric == metric)
@@ -202,6 +255,8 @@ impl Folder {
             Folder::Sweep(s) => {
                 s.policies.iter().for_each(|p| t.push_str(p));
                 s.params.iter().for_each(|p| t.push_str(p));
+                s.axes.iter().flat_map(|a| [&a.label, &a.label_zh]).flatten().for_each(|l| t.push_str(l));
+                s.decisions.iter().for_each(|d| t.push_str(&d.decision));
                 s.rows.iter().take(10_000).for_each(|r| r.1.iter().for_each(|v| t.push_str(v)));
             }
         }
@@ -354,6 +409,9 @@ fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
         .and_then(|v| v.as_str())
         .map(String::from)
         .unwrap_or_else(|| dir_name(dir));
+    let (axes, targets) = sweep_manifest(dir, &params, &mut notes);
+    let decisions_path = dir.join("decisions.csv");
+    let decisions = if decisions_path.is_file() { decision_rows(&decisions_path)? } else { Vec::new() };
     Ok(SweepFolder {
         dir: dir.to_path_buf(),
         name,
@@ -363,6 +421,82 @@ fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
         recommendation_text,
         recommended,
         table,
+        axes,
+        targets,
+        decisions,
         notes,
     })
+}
+
+/// The axes' roles and labels and the targets, from `sweep.toml` (defaults when absent).
+fn sweep_manifest(
+    dir: &Path,
+    params: &[String],
+    notes: &mut Vec<String>,
+) -> (Vec<AxisMeta>, Vec<crate::target::Target>) {
+    let path = dir.join("sweep.toml");
+    let table = match std::fs::read_to_string(&path).map(|t| toml::from_str::<toml::Table>(&t)) {
+        Ok(Ok(t)) => t,
+        Ok(Err(e)) => {
+            notes.push(format!("'{}' is not valid TOML ({e}); axes are labelled from their keys", path.display()));
+            toml::Table::new()
+        }
+        Err(_) => toml::Table::new(),
+    };
+    let axes_table = table.get("axes").and_then(|v| v.as_table());
+    let axes = params
+        .iter()
+        .map(|key| {
+            let t = axes_table.and_then(|a| a.get(key)).and_then(|v| v.as_table());
+            let text = |f: &str| t.and_then(|t| t.get(f)).and_then(|v| v.as_str()).map(String::from);
+            AxisMeta {
+                role: text("role").and_then(|r| crate::sweep::Role::parse(&r)),
+                label: text("label"),
+                label_zh: text("label_zh"),
+            }
+        })
+        .collect();
+    let mut targets = Vec::new();
+    for v in table.get("targets").and_then(|v| v.as_array()).into_iter().flatten() {
+        match v.as_str().map(crate::target::parse_target) {
+            Some(Ok(t)) => targets.push(t),
+            _ => notes.push(format!("'{}': target {v} cannot be read; no target line for it", path.display())),
+        }
+    }
+    (axes, targets)
+}
+
+fn decision_rows(path: &Path) -> Result<Vec<DecisionRow>, PlotError> {
+    let t = Table::read(path, &["kind", "scenario_point", "decision", "policy", "meets_targets", "total_cost_cny"])?;
+    let cols = t.columns().to_vec();
+    let at = |name: &str| cols.iter().position(|c| c == name).expect("checked");
+    let conditions = &cols[at("scenario_point") + 1..at("decision")];
+    let decisions = &cols[at("policy") + 1..at("meets_targets")];
+    let cost_at = at("total_cost_cny");
+    let shown = cols.get(cost_at + 3).cloned();
+    let mut out = Vec::new();
+    for i in 0..t.rows.len() {
+        let pairs = |keys: &[String]| keys.iter().map(|k| (k.clone(), t.text(i, k).to_string())).collect::<Vec<_>>();
+        let triple = |name: &str| -> Result<(f64, f64, f64), PlotError> {
+            Ok((t.num(i, name)?, t.num(i, &format!("{name}_ci95_low"))?, t.num(i, &format!("{name}_ci95_high"))?))
+        };
+        let shown = match &shown {
+            Some(name) => {
+                let (m, lo, hi) = triple(name)?;
+                Some((name.clone(), m, lo, hi))
+            }
+            None => None,
+        };
+        out.push(DecisionRow {
+            kind: t.text(i, "kind").to_string(),
+            conditions: pairs(conditions),
+            decision: t.text(i, "decision").to_string(),
+            policy: t.text(i, "policy").to_string(),
+            values: pairs(decisions),
+            meets: t.text(i, "meets_targets") == "true",
+            cost: triple("total_cost_cny")?,
+            shown,
+        });
+    }
+    Ok(out)
 }

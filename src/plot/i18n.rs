@@ -187,6 +187,38 @@ labels! {
         "所有 ± 数值均为对独立模拟年份的 95% Student t 置信区间，只反映在模型假设成立前提下的模拟波动，不反映输入（价格、负载、校历）的误差，也不反映模型未包含的因素。在默认场景上 20 次重复实测：成本与平均等待时间的区间有 94–100% 的概率包含真值，而按阈值离开队列的策略，其第95百分位等待时间的区间只有约 75%（见 docs/STATISTICS.md）；对这类尾部要求，请看未达标年份的比例。";
     MethodsBias => "Known bias: replaying the KTH-SP2 log under the same EASY rules gives a mean wait of 1.87 h against the recorded 4.25 h (0.44×) and 54% of jobs starting at once against 23%, because the real machine lost capacity to outages and scheduled in cycles (docs/VALIDATION.md). Campus waits here are on the optimistic side unless the scenario models such losses.",
         "已知偏差：在相同的 EASY 规则下重放 KTH-SP2 日志，模拟平均等待 1.87 小时，日志记录为 4.25 小时（0.44 倍）；立即开始的作业占 54%，记录为 23%，因为真实集群有停机、并按周期调度（见 docs/VALIDATION.md）。除非场景建模了这些容量损失，此处的校内等待时间偏乐观。";
+    // Sweep axis titles (src/plot/sweep_charts.rs, `axis_label`), the target line and
+    // the policy map.
+    AxisThreshold => "Overflow threshold (h)", "溢出阈值（小时）";
+    AxisThresholdOf => "Overflow threshold of {} (h)", "{}的溢出阈值（小时）";
+    AxisBudget => "Budget cap of {} (CNY)", "{}的预算上限（元）";
+    AxisMonthlyGpus => "Monthly GPUs rented ({})", "包月租用的GPU数（{}）";
+    AxisHourlyPrice => "Hourly price of {} (CNY per GPU-hour)", "{}的按小时价格（元/GPU小时）";
+    AxisMonthlyPrice => "Monthly price of {} (CNY per GPU-month)", "{}的包月价格（元/GPU月）";
+    AxisCapacity => "Cloud capacity of {} (GPUs)", "{}的云端容量（GPU数）";
+    AxisSeason => "Other groups' load in {} (× base)", "{}期间其他课题组的负载（基准的倍数）";
+    AxisOwnSeason => "Own load in {} (× base)", "{}期间本组的负载（基准的倍数）";
+    AxisOfferedLoad => "Other groups' load (share of the cluster)", "其他课题组的负载（占集群的比例）";
+    AxisJobsPerWeek => "{} jobs per week", "{}每周作业数";
+    AxisCampusGpus => "Campus GPUs", "校内GPU数";
+    AxisGroupLimit => "Group GPU limit", "课题组GPU上限";
+    AxisCampusPrice => "Campus price (CNY per GPU-hour)", "校内机时费（元/GPU小时）";
+    UnitHourParen => " (h)", "（小时）";
+    UnitCnyParen => " (CNY)", "（元）";
+    UnitDayParen => " (d)", "（天）";
+    UnitMinuteParen => " (min)", "（分钟）";
+    UnitTimesParen => " (×)", "（倍）";
+    LogScale => "{} (log scale)", "{}（对数刻度）";
+    TargetLine => "target {}", "目标 {}";
+    BestAtPoint => "best at this condition", "该条件下的最优决策";
+    PolicyMapTitle => "Best decision against {}", "不同条件下的最优决策：{}";
+    PolicyMapGridTitle => "Best decision at each scenario point", "各情景下的最优决策";
+    DecisionAxis => "Best decision", "最优决策";
+    NoDecision => "none meets the targets", "无方案达标";
+    RobustMinimax => "robust: least worst regret", "稳健：最坏后悔值最小";
+    RobustWorstCase => "robust: meets the targets everywhere", "稳健：各情景均达标";
+    NotePolicyMap => "Dot: the cheapest decision meeting the targets there; mean ± 95% CI of the cost and of {}.",
+        "圆点：该处达标决策中成本最低者；成本与{}的平均值 ± 95%置信区间。";
     // Cost labels when the totals are for one calendar year (see `L::per_window`).
     TotalCostAxisYear => "Total cost (CNY/year)", "年度总成本（元/年）";
     CostAxisYear => "Mean cost (CNY/year)", "年均成本（元/年）";

@@ -107,6 +107,8 @@ pub struct Recommendation {
     pub confidence_each: f64,
     /// The cheapest candidate meeting every target, if any.
     pub chosen: Option<Verdict>,
+    /// Every candidate meeting every target, cheapest first (the first is `chosen`).
+    pub met: Vec<Verdict>,
     /// Every candidate that does not meet them, cheapest first.
     pub ruled_out: Vec<Verdict>,
     /// With no candidate meeting them: the one closest to doing so.
@@ -117,7 +119,7 @@ pub struct Recommendation {
 
 fn judge(target: &Target, s: &Summary, confidence: f64) -> (Option<String>, f64, f64) {
     let op = if target.cmp == Cmp::AtMost { "≤" } else { "≥" };
-    let name = target.metric.name();
+    let name = target.name();
     if s.n == 0 || s.mean.is_nan() {
         return (Some(format!("{name} is undefined here")), f64::INFINITY, f64::NAN);
     }
@@ -211,9 +213,25 @@ fn judge_risk(count: Option<&MissCount>, max_miss: f64, confidence: f64) -> (Opt
     (Some(reason), (upper - max_miss) / max_miss, upper)
 }
 
+/// The summary of a target's metric for `policy`: the headline metric, or for a class
+/// target the class's row of `classes.csv` (undefined, n = 0, when the class is absent).
+///
+/// # Panics
+/// If a headline metric is not summarised.
+pub fn target_summary(s: &Summaries, policy: &str, t: &Target) -> Summary {
+    match &t.class {
+        None => s.get(policy, t.metric).map(|r| r.summary).expect("every metric is summarised"),
+        Some(class) => s
+            .classes
+            .iter()
+            .find(|r| r.policy == policy && &r.class == class && r.metric == t.metric.name())
+            .map_or(Summary { n: 0, mean: f64::NAN, std_dev: f64::NAN, half_width: f64::NAN }, |r| r.summary),
+    }
+}
+
 /// Whether two policies' summaries are the same simulation's (NaN, for a metric that is
 /// undefined, equals NaN here).
-fn same_rows(a: &[&SummaryRow], b: &[&SummaryRow]) -> bool {
+pub(crate) fn same_rows(a: &[&SummaryRow], b: &[&SummaryRow]) -> bool {
     let bits = |s: &Summary| (s.n, s.mean.to_bits(), s.std_dev.to_bits(), s.half_width.to_bits());
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.metric == y.metric && bits(&x.summary) == bits(&y.summary))
 }
@@ -252,10 +270,10 @@ pub fn recommend(points: &[PointResult], targets: &[Target], rule: Rule) -> Reco
         match rule {
             Rule::MeanYear => {
                 for t in targets {
-                    let s = pr.summaries.get(policy, t.metric).map(|r| r.summary).expect("every metric is summarised");
+                    let s = target_summary(&pr.summaries, policy, t);
                     let (reason, violation, margin) = judge(t, &s, confidence);
                     worst = worst.max(violation);
-                    margins.push((*t, margin));
+                    margins.push((t.clone(), margin));
                     reasons.extend(reason);
                 }
             }
@@ -264,7 +282,7 @@ pub fn recommend(points: &[PointResult], targets: &[Target], rule: Rule) -> Reco
                 let (reason, violation, upper) = judge_risk(miss.as_ref(), max_miss, confidence);
                 worst = violation;
                 miss_upper = upper;
-                margins = targets.iter().map(|t| (*t, max_miss - upper)).collect();
+                margins = targets.iter().map(|t| (t.clone(), max_miss - upper)).collect();
                 reasons.extend(reason);
             }
         }
@@ -282,7 +300,7 @@ pub fn recommend(points: &[PointResult], targets: &[Target], rule: Rule) -> Reco
     }
     verdicts.sort_by(|a, b| a.cost.mean.total_cmp(&b.cost.mean).then(a.point.cmp(&b.point)));
     let (ok, ruled_out): (Vec<Verdict>, Vec<Verdict>) = verdicts.into_iter().partition(|v| v.reasons.is_empty());
-    let chosen = ok.into_iter().next();
+    let chosen = ok.first().cloned();
     let closest = if chosen.is_none() {
         ruled_out
             .iter()
@@ -309,6 +327,7 @@ pub fn recommend(points: &[PointResult], targets: &[Target], rule: Rule) -> Reco
         candidates: k,
         confidence_each: confidence,
         chosen,
+        met: ok,
         ruled_out,
         closest,
         too_few,
@@ -519,7 +538,7 @@ mod tests {
 
     #[test]
     fn a_mean_inside_the_target_with_a_ci_outside_is_not_met() {
-        let t = Target { metric: Metric::WaitP95, cmp: Cmp::AtMost, value: 24.0 };
+        let t = Target { class: None, metric: Metric::WaitP95, cmp: Cmp::AtMost, value: 24.0 };
         let s = Summary { n: 10, mean: 23.0, std_dev: 2.0, half_width: 1.5 };
         let (reason, violation, _) = judge(&t, &s, 0.95);
         assert!(reason.unwrap().contains("95% CI reaches 24.5"));

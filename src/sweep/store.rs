@@ -48,11 +48,51 @@ pub enum StoreError {
     Occupied(#[from] crate::output::occupied::Occupied),
 }
 
+/// `sweep.toml`: the hash, the parameters, each axis's role (and label, scale keys and
+/// weights when given), and the targets of the last analysis.
+fn manifest(sweep: &Sweep, hash: &str, analysis: Option<(&[Target], Option<f64>)>) -> String {
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut text = format!("# burstsim sweep manifest\nhash = \"{hash}\"\npoints = {}\n", sweep.points.len());
+    if let Some((targets, risk)) = analysis {
+        let specs: Vec<String> = targets.iter().map(|t| q(&t.spec())).collect();
+        text.push_str(&format!("targets = [{}]\n", specs.join(", ")));
+        if let Some(r) = risk {
+            text.push_str(&format!("risk = {r}\n"));
+        }
+    }
+    text.push_str("\n[params]\n");
+    for p in &sweep.params {
+        text.push_str(&format!("{} = {:?}\n", q(&p.key), p.values));
+    }
+    for p in &sweep.params {
+        text.push_str(&format!("\n[axes.{}]\nrole = \"{}\"\n", q(&p.key), p.role.name()));
+        if !p.scale.is_empty() {
+            let keys: Vec<String> = p.scale.iter().map(|k| q(k)).collect();
+            text.push_str(&format!("scale = [{}]\n", keys.join(", ")));
+        }
+        if let Some(w) = &p.weights {
+            let w: Vec<String> = w.iter().map(|x| format!("{x:?}")).collect();
+            text.push_str(&format!("weights = [{}]\n", w.join(", ")));
+        }
+        if let Some((en, zh)) = &p.label {
+            text.push_str(&format!("label = {}\n", q(en)));
+            if let Some(zh) = zh {
+                text.push_str(&format!("label_zh = {}\n", q(zh)));
+            }
+        }
+    }
+    text
+}
+
 /// A stable hash of everything that decides a sweep's numbers.
 pub fn sweep_hash(sweep: &Sweep) -> String {
     let mut text = toml::to_string(&sweep.base).expect("a TOML table serialises");
     for p in &sweep.params {
         text.push_str(&format!("\n{}={}", p.key, p.values.join(",")));
+        // A scale axis's keys decide its numbers; roles, weights and labels do not.
+        if !p.scale.is_empty() {
+            text.push_str(&format!(" scaling {}", p.scale.join(",")));
+        }
     }
     text.push_str(&format!("\nburstsim {}", env!("CARGO_PKG_VERSION")));
     format!(
@@ -96,20 +136,26 @@ impl Store {
                 if points.exists() {
                     std::fs::remove_dir_all(&points)?;
                 }
-                for f in ["sweep.csv", "recommendation.txt", "risk.csv"] {
+                for f in ["sweep.csv", "recommendation.txt", "risk.csv", "decisions.csv"] {
                     let _ = std::fs::remove_file(dir.join(f));
                 }
             }
             Ok(Claim::Fresh | Claim::Same) => {}
         }
         std::fs::create_dir_all(dir.join("points"))?;
-        let mut text =
-            format!("# burstsim sweep manifest\nhash = \"{hash}\"\npoints = {}\n\n[params]\n", sweep.points.len());
-        for p in &sweep.params {
-            text.push_str(&format!("{} = {:?}\n", toml::Value::String(p.key.clone()), p.values));
-        }
-        atomic_write(&meta, text.as_bytes())?;
+        atomic_write(&meta, manifest(sweep, &hash, None).as_bytes())?;
         Ok(Store { dir: dir.to_path_buf(), hash })
+    }
+
+    /// Rewrites `sweep.toml` with the targets and rule the results were judged by (the
+    /// charts draw the target lines from it).
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn record_analysis(&self, sweep: &Sweep, targets: &[Target], risk: Option<f64>) -> Result<(), StoreError> {
+        let text = manifest(sweep, &self.hash, Some((targets, risk)));
+        atomic_write(&self.dir.join("sweep.toml"), text.as_bytes())?;
+        Ok(())
     }
 
     fn point_dir(&self, point: usize) -> PathBuf {
@@ -134,6 +180,7 @@ impl Store {
         atomic_write(&d.join("paired.csv"), &out_csv::paired_csv(&summaries))?;
         atomic_write(&d.join("replications.csv"), &out_csv::replications_csv(scenario, results))?;
         atomic_write(&d.join("classes.csv"), &out_csv::classes_csv(&summaries))?;
+        atomic_write(&d.join("class_replications.csv"), &out_csv::class_replications_csv(scenario, results))?;
         let marker =
             format!("hash = \"{}\"\npoint = {point}\nvalues = {}\n", self.hash, toml::Value::String(label.to_string()));
         atomic_write(&d.join("point.toml"), marker.as_bytes())?;
@@ -192,27 +239,38 @@ impl Store {
     /// [`StoreError::Damaged`] for an unreadable file or a missing column.
     pub fn load_risk(&self, point: usize, targets: &[Target]) -> Result<Option<Vec<PolicyRisk>>, StoreError> {
         let path = self.point_dir(point).join("replications.csv");
-        if !path.exists() {
+        let class_path = self.point_dir(point).join("class_replications.csv");
+        if !path.exists() || (targets.iter().any(|t| t.class.is_some()) && !class_path.exists()) {
             return Ok(None);
         }
-        let damaged = |e: String| StoreError::Damaged(path.display().to_string(), e);
-        let mut rdr = csv::Reader::from_path(&path).map_err(|e| damaged(e.to_string()))?;
-        let header = rdr.headers().map_err(|e| damaged(e.to_string()))?.clone();
-        let column =
-            |name: &str| header.iter().position(|h| h == name).ok_or_else(|| damaged(format!("no column '{name}'")));
-        let policy_col = column("policy")?;
-        let cols: Vec<usize> = targets.iter().map(|t| column(t.metric.name())).collect::<Result<_, _>>()?;
         // Per policy (in file order), per target, the values of each year.
         let mut by_policy: Vec<(String, Vec<Vec<f64>>)> = Vec::new();
-        for rec in rdr.records() {
-            let rec = rec.map_err(|e| damaged(e.to_string()))?;
-            let policy = &rec[policy_col];
+        let headline: Vec<usize> = (0..targets.len()).filter(|&k| targets[k].class.is_none()).collect();
+        let names: Vec<String> = headline.iter().map(|&k| targets[k].metric.name().to_string()).collect();
+        read_years(&path, None, &names, |policy, _, values| {
             if by_policy.last().is_none_or(|(p, _)| p != policy) {
                 by_policy.push((policy.to_string(), vec![Vec::new(); targets.len()]));
             }
-            let values = &mut by_policy.last_mut().expect("pushed").1;
-            for (v, &c) in values.iter_mut().zip(&cols) {
-                v.push(float(&rec[c]).map_err(&damaged)?);
+            let cols = &mut by_policy.last_mut().expect("pushed").1;
+            for (&k, v) in headline.iter().zip(values) {
+                cols[k].push(v);
+            }
+        })?;
+        for (k, t) in targets.iter().enumerate() {
+            let Some(class) = &t.class else { continue };
+            let mut found = vec![false; by_policy.len()];
+            read_years(&class_path, Some(class), &[t.metric.name().to_string()], |policy, _, values| {
+                if let Some(i) = by_policy.iter().position(|(p, _)| p == policy) {
+                    found[i] = true;
+                    by_policy[i].1[k].push(values[0]);
+                }
+            })?;
+            // A class the scenario does not have: undefined in every year.
+            for (i, (_, cols)) in by_policy.iter_mut().enumerate() {
+                if !found[i] {
+                    let years = cols.iter().map(Vec::len).max().unwrap_or(0);
+                    cols[k] = vec![f64::NAN; years];
+                }
             }
         }
         Ok(Some(
@@ -220,13 +278,43 @@ impl Store {
                 .into_iter()
                 .map(|(policy, values)| PolicyRisk {
                     policy,
-                    count: MissCount::count(targets, |m| {
-                        values[targets.iter().position(|t| t.metric == m).expect("a target's metric")].clone()
+                    count: MissCount::count(targets, |t| {
+                        values[targets.iter().position(|x| x == t).expect("a target")].clone()
                     }),
                 })
                 .collect(),
         ))
     }
+}
+
+/// Reads per-year rows of `replications.csv` (or, with `class`, the rows of that class in
+/// `class_replications.csv`), calling `row(policy, replication, values of columns)`.
+fn read_years(
+    path: &Path,
+    class: Option<&str>,
+    columns: &[String],
+    mut row: impl FnMut(&str, &str, Vec<f64>),
+) -> Result<(), StoreError> {
+    let damaged = |e: String| StoreError::Damaged(path.display().to_string(), e);
+    let mut rdr = csv::Reader::from_path(path).map_err(|e| damaged(e.to_string()))?;
+    let header = rdr.headers().map_err(|e| damaged(e.to_string()))?.clone();
+    let column =
+        |name: &str| header.iter().position(|h| h == name).ok_or_else(|| damaged(format!("no column '{name}'")));
+    let policy_col = column("policy")?;
+    let rep_col = column("replication")?;
+    let class_col = if class.is_some() { Some(column("class")?) } else { None };
+    let cols: Vec<usize> = columns.iter().map(|c| column(c)).collect::<Result<_, _>>()?;
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| damaged(e.to_string()))?;
+        if let (Some(c), Some(want)) = (class_col, class)
+            && &rec[c] != want
+        {
+            continue;
+        }
+        let values = cols.iter().map(|&c| float(&rec[c])).collect::<Result<Vec<f64>, String>>().map_err(&damaged)?;
+        row(&rec[policy_col], &rec[rep_col], values);
+    }
+    Ok(())
 }
 
 /// `risk.csv` of a sweep: per point and policy, the years that missed the targets, the

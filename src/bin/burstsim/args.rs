@@ -175,9 +175,23 @@ pub struct SweepArgs {
     /// cloud.offers.rtx4090-hourly.price_per_gpu_hour_cny. Repeat for a grid (up to 3).
     #[arg(long = "param", short = 'p')]
     pub params: Vec<String>,
-    /// A requirement such as 'wait_p95_h<=24', 'deadline_miss_rate<=5%' or
-    /// 'total_cost_cny<=50000' (repeatable): the cheapest point and policy whose 95% CI
-    /// meets all of them is recommended. Rates and shares are in percent, with the % sign.
+    /// Treat swept KEY as a decision the group takes (default for policies.* and a
+    /// monthly offer's gpus); repeatable.
+    #[arg(long = "decision", value_name = "KEY")]
+    pub decisions: Vec<String>,
+    /// Treat swept KEY as a condition the group faces (default for background.*,
+    /// workload.*, campus.*, prices); the output gives the best decision at each of its
+    /// values and a robust choice across them. Repeatable.
+    #[arg(long = "condition", value_name = "KEY")]
+    pub conditions: Vec<String>,
+    /// KEY=W1,W2,…: weights of a condition's values (a scenario point's weight is the
+    /// product over its conditions); adds the decision with the least weighted mean cost.
+    #[arg(long = "weight", value_name = "KEY=W1,W2,…")]
+    pub weights: Vec<String>,
+    /// A requirement such as 'wait_p95_h<=24', 'deadline_miss_rate<=5%',
+    /// 'total_cost_cny<=50000' or, for one job class, 'main-training:wait_p95_h<=24'
+    /// (repeatable): the cheapest point and policy whose 95% CI meets all of them is
+    /// recommended. Rates and shares are in percent, with the % sign.
     #[arg(long = "target", short = 't')]
     pub targets: Vec<String>,
     /// Choose by risk across years instead of by the mean year: the cheapest setting whose
@@ -211,7 +225,8 @@ pub struct SweepArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
-    /// Output folder (default: output/<scenario name>-sweep/).
+    /// Output folder (default: output/<scenario name>/ when the name ends in "sweep",
+    /// else output/<scenario name>-sweep/, apart from a run's output/<scenario name>/).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
     /// No progress bar and no table.

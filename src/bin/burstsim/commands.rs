@@ -135,6 +135,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         .map(|t| burstsim::target::parse_target(t).map_err(UsageError))
         .collect::<Result<Vec<_>, _>>()?;
     let scenario = load_scenario(a.scenario.as_deref())?.with_overrides(a.seed, a.replications);
+    burstsim::target::check_classes(&targets, &scenario.class_names()).map_err(UsageError)?;
     if let Some(spec) = &a.shard {
         return run_shard(&a, &scenario, spec);
     }
@@ -339,6 +340,16 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .map_err(|cause| ScenarioError::Read { path: a.scenario.display().to_string(), cause })?;
     let file = a.scenario.display().to_string();
     let mut sw = Sweep::new(&text, &file, &a.params)?;
+    for key in &a.decisions {
+        sw.set_role(key, sweep::Role::Decision)?;
+    }
+    for key in &a.conditions {
+        sw.set_role(key, sweep::Role::Condition)?;
+    }
+    for spec in &a.weights {
+        let (key, w) = sweep::parse_weights(spec)?;
+        sw.set_weights(&key, w)?;
+    }
     if let Some(n) = a.replications {
         if n == 0 {
             bail!(UsageError("--replications 0 is not allowed".into()));
@@ -349,6 +360,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         sweep::set_path(&mut sw.base, "simulation.seed", &s.to_string())?;
     }
     let first = sw.scenario(0)?;
+    burstsim::target::check_classes(&targets, &first.class_names()).map_err(UsageError)?;
     let pairs = match &a.break_even {
         None => None,
         Some(spec) => {
@@ -368,7 +380,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             Some((x.trim().to_string(), y.trim().to_string()))
         }
     };
-    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(format!("{}-sweep", first.name)));
+    // output/threshold-sweep/, not output/threshold-sweep-sweep/; a scenario whose name
+    // does not say "sweep" gets the suffix, so its sweep never meets its run's folder.
+    let folder = if first.name.ends_with("sweep") { first.name.clone() } else { format!("{}-sweep", first.name) };
+    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(folder));
     let shard = a.shard.as_deref().map(burstsim::experiment::shard::parse_spec).transpose()?;
     // Shards of one sweep share the folder: none may remove the others' points.
     // A folder holding this same sweep keeps its finished points (shards of one sweep
@@ -511,19 +526,45 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     for policy in first.policies.iter().filter(|p| constant(&p.name)) {
         report.push_str(&row("(same at every point)", &points[0], &policy.name));
     }
+    let conditions = sw.params.iter().any(|p| p.role == sweep::Role::Condition);
+    st.record_analysis(&sw, &targets, a.risk)?;
     if targets.is_empty() {
         // An earlier sweep's recommendation in this folder would be stale now.
-        let _ = std::fs::remove_file(out_dir.join("recommendation.txt"));
-        let _ = std::fs::remove_file(out_dir.join("risk.csv"));
+        for f in ["recommendation.txt", "risk.csv", "decisions.csv"] {
+            let _ = std::fs::remove_file(out_dir.join(f));
+        }
+        if conditions && sw.params.iter().any(|p| p.role == sweep::Role::Decision) && !a.quiet {
+            report.push_str(
+                "\nGive --target to get the best decision at each scenario point and a robust choice across them.\n",
+            );
+        }
     } else {
         let mean = recommend::recommend(&points, &targets, recommend::Rule::MeanYear);
-        let (text, full) = match a.risk {
-            None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
-            Some(max_miss) => {
-                let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
-                // Only the risk rule's choice reads "choose policy …": charts mark that one.
-                let compare = format!("\n{}", recommend::render_comparison(&mean));
-                (recommend::render(&risk, 12) + &compare, recommend::render(&risk, usize::MAX) + &compare)
+        let rule = match a.risk {
+            None => recommend::Rule::MeanYear,
+            Some(max_miss) => recommend::Rule::Risk { max_miss },
+        };
+        let axes: Vec<sweep::decide::Axis> = sw
+            .params
+            .iter()
+            .map(|p| sweep::decide::Axis { key: p.key.clone(), role: p.role, weights: p.weights.clone() })
+            .collect();
+        let analysis = sweep::decide::analyse(&axes, &sw.points, &points, &targets, rule);
+        output::atomic_write(&out_dir.join("decisions.csv"), &encoding.encode(analysis.csv(&points)))?;
+        let (text, full) = if conditions {
+            // Conditions are not choices: no "cheapest point" over them, but the best
+            // decision at each scenario point and a robust choice.
+            let text = analysis.render(&points);
+            (text.clone(), text + &analysis.render_details())
+        } else {
+            match a.risk {
+                None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
+                Some(max_miss) => {
+                    let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
+                    // Only the risk rule's choice reads "choose policy …": charts mark that one.
+                    let compare = format!("\n{}", recommend::render_comparison(&mean));
+                    (recommend::render(&risk, 12) + &compare, recommend::render(&risk, usize::MAX) + &compare)
+                }
             }
         };
         output::atomic_write(&out_dir.join("recommendation.txt"), full.as_bytes())?;
@@ -578,7 +619,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         println!(
             "\nFiles: {}/sweep.csv, points/*/{{summary,paired}}.csv{}",
             out_dir.display(),
-            if targets.is_empty() { "" } else { ", recommendation.txt, risk.csv" }
+            if targets.is_empty() { "" } else { ", recommendation.txt, risk.csv, decisions.csv" }
         );
     }
     crate::plot_cmd::after_sweep(&out_dir, &sw.base, a.no_charts, a.quiet);
