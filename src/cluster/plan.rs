@@ -93,6 +93,18 @@ fn add(steps: &mut Steps, a: SimTime, b: SimTime, delta: i64) {
     }
 }
 
+/// Sets the steps to 0 on `[a, b)`.
+fn set_to_zero(steps: &mut Steps, a: SimTime, b: SimTime) {
+    if b <= a {
+        return;
+    }
+    add(steps, a, b, 0); // splits at a and b
+    let from = steps.partition_point(|&(f, _)| f < a);
+    for s in steps[from..].iter_mut().take_while(|s| s.0 < b) {
+        s.1 = s.1.min(0);
+    }
+}
+
 /// What one job asks of the plan.
 #[derive(Clone, Copy, Debug)]
 pub struct Ask {
@@ -411,9 +423,20 @@ impl Plan {
     }
 
     /// Reserves an allocation for a job from `t` for its walltime.
+    ///
+    /// A job starting now takes only its GPUs. A job planned for later holds its **whole
+    /// nodes** for its window, as Slurm's backfill does (`_add_reservation` in
+    /// sched/backfill marks the planned job's nodes busy in its node-space map): no later
+    /// job may be planned into the GPUs such a node has left over during that window. With
+    /// only the GPUs reserved, burstsim backfilled small jobs that Slurm holds back (found by
+    /// replaying job lists on a real Slurm 22.05; docs/VALIDATION.md).
     pub fn reserve(&mut self, t: SimTime, alloc: &Allocation, ask: &Ask) {
         let end = t.saturating_add(ask.walltime);
         for &(n, g) in alloc {
+            if t > self.now {
+                set_to_zero(&mut self.free[n as usize], t, end);
+                continue;
+            }
             add(&mut self.free[n as usize], t, end, -i64::from(g));
             if t == self.now
                 && let Some(i) = self.free_now.iter().position(|f| f.0 == n)

@@ -539,7 +539,6 @@ mod tests {
     /// would overlap B's window. Slurm keeps C off the node until A ends (C starts at 100,
     /// with B); burstsim backfills C at once into the 2 GPUs B leaves free.
     #[test]
-    #[ignore = "known gap: burstsim's backfill plan reserves GPUs, Slurm's whole nodes"]
     fn backfill_reservations_hold_whole_nodes_as_slurms_do() {
         let t = Trace {
             jobs: vec![job(1, 0, 0, 100, 4, 100), job(2, 1, 99, 10, 6, 60), job(3, 2, 98, 10, 2, 200)],
@@ -548,6 +547,6 @@ mod tests {
         let mut o = ReplayOptions::on_nodes(1, 8);
         o.bf_interval_s = Some(2);
         let r = replay(&t, &o).unwrap();
-        assert_eq!(r.starts, [Some(0), Some(100), Some(100)], "today burstsim starts C at 2");
+        assert_eq!(r.starts, [Some(0), Some(100), Some(100)], "C must not backfill into B's node");
     }
 }
