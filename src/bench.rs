@@ -79,6 +79,33 @@ pub fn reference_scenario_with_runtime(
     Scenario::from_toml_str(&text, "reference").expect("the reference scenario is valid")
 }
 
+/// The node-model reference: `nodes` × 8 GPUs placed as Slurm's cons_tres does, EASY-
+/// style backfill every 30 s, multifactor priority with fair-share over four accounts that
+/// share the load equally (each with the reference job mix: {1,2,4,8} GPUs, lognormal 6 h,
+/// walltime requests 1–3× the runtime), offered load `load`, one year.
+pub fn reference_nodes_scenario(nodes: u32, load: f64) -> Scenario {
+    let cv = (std::f64::consts::E - 1.0).sqrt();
+    let mut text = format!(
+        "name = \"reference-nodes\"\n[simulation]\nstart_date = \"2026-01-01\"\nhorizon_days = 365\nwarmup_days = 0\nreplications = 1\n\
+         [campus]\nplacement = \"nodes\"\nnodes = {nodes}\ngpus_per_node = 8\nvram_gb = 80\nscheduler = \"easy-backfill\"\n\
+         priority = \"multifactor\"\n"
+    );
+    for a in 1..=4 {
+        text.push_str(&format!("[[campus.accounts]]\nname = \"a{a}\"\n"));
+    }
+    text.push_str(&format!("[background]\noffered_load = {load}\n"));
+    for a in 1..=4 {
+        text.push_str(&format!(
+            "[[background.classes]]\nname = \"c{a}\"\naccount = \"a{a}\"\n\
+             gpus = {{ kind = \"choice\", values = [1, 2, 4, 8], weights = [0.5, 0.25, 0.15, 0.10] }}\n\
+             runtime_hours = {{ kind = \"lognormal\", mean = 6.0, cv = {cv} }}\n\
+             walltime_factor = {{ kind = \"uniform\", low = 1.0, high = 3.0 }}\n"
+        ));
+    }
+    text.push_str("[[workload.classes]]\nname = \"none\"\njobs_per_week = 0\nruntime_hours = 1\n");
+    Scenario::from_toml_str(&text, "reference-nodes").expect("the node reference scenario is valid")
+}
+
 /// Times the engine alone (one policy, one replication; generation excluded).
 pub fn engine_case(name: &str, what: &str, scenario: &Scenario, repetitions: usize) -> BenchResult {
     let jobs = JobStream::generate(scenario, 0);

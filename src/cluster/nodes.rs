@@ -267,8 +267,8 @@ impl NodeCluster {
     }
 
     fn accrue(&mut self, now: SimTime) {
-        let usage: Vec<u32> = (0..self.deferred.len()).map(|a| self.limits.usage(a as u16).gpus).collect();
-        self.prio.accrue(now, |a| usage[a]);
+        let limits = &self.limits;
+        self.prio.accrue(now, |a| limits.usage(a as u16).gpus);
     }
 
     fn waiting(&mut self, now: SimTime, q: QueuedJob, req: Request) -> Waiting {

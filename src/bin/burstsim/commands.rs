@@ -287,6 +287,13 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
             bench::reference_scenario(512, "easy-backfill", 0.95, jobs),
         ));
     }
+    for nodes in [48u32, 512] {
+        let name = format!("nodes-{nodes}x8-0.85-year");
+        if wanted(&name) && !a.smoke {
+            let what = format!("{nodes} nodes × 8, multifactor over 4 accounts, backfill every 30 s, load 0.85, one year, 1 thread");
+            run(engine(&name, &what, bench::reference_nodes_scenario(nodes, 0.85)));
+        }
+    }
     if a.only.as_deref() == Some("memory") {
         // Alone, in its own process, so the peak is this case's.
         let jobs = 10_000_000.0 * scale;
