@@ -196,7 +196,13 @@ impl<O: Observer> World<'_, O> {
             return self.cloud_else_campus(j, &list);
         }
         self.enqueue_campus(j);
-        if let Some(t) = self.policy.threshold {
+        let limit = match self.policy.compute_timeout {
+            // The walltime request is the one the campus was just told (capped at the
+            // partition's limit): what the job asks of the campus, not its true runtime.
+            Some(c) => c.limit(self.jobs[j as usize].gpus, self.walltime_request(j)),
+            None => self.policy.threshold,
+        };
+        if let Some(t) = limit {
             self.events.push(self.now + t, Event::Timeout(j));
         }
     }

@@ -371,6 +371,56 @@ pub struct Budget {
     pub alerts: Vec<f64>,
 }
 
+/// A waiting limit proportional to a job's requested compute, as Starburst (USENIX
+/// ATC'24) gives its jobs: large jobs may wait longer for the campus, small ones less.
+///
+/// ```text
+/// T = clamp(k × GPUs × walltime request, floor, cap)
+/// ```
+///
+/// with k in hours of waiting per GPU-hour requested (so in seconds per GPU-second).
+/// A job that asks for no compute at all gets the floor, even with k = inf.
+///
+/// # Examples
+///
+/// ```
+/// use burstsim::scenario::ComputeTimeout;
+/// use burstsim::units::HOUR;
+/// let t = ComputeTimeout { per_gpu_hour: 0.1, floor: 0, cap: None };
+/// // 4 GPUs × 10 h requested = 40 GPU-hours, × 0.1 = 4 h.
+/// assert_eq!(t.limit(4, 10 * HOUR), Some(4 * HOUR));
+/// let clamped = ComputeTimeout { per_gpu_hour: 0.1, floor: 2 * HOUR, cap: Some(6 * HOUR) };
+/// assert_eq!(clamped.limit(1, 10 * HOUR), Some(2 * HOUR));
+/// assert_eq!(clamped.limit(8, 10 * HOUR), Some(6 * HOUR));
+/// let never = ComputeTimeout { per_gpu_hour: f64::INFINITY, floor: 0, cap: None };
+/// assert_eq!(never.limit(1, HOUR), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ComputeTimeout {
+    /// k: hours of waiting per GPU-hour of requested compute; ≥ 0, may be infinite.
+    pub per_gpu_hour: f64,
+    /// The shortest limit.
+    pub floor: SimTime,
+    /// The longest limit; `None` = no cap.
+    pub cap: Option<SimTime>,
+}
+
+impl ComputeTimeout {
+    /// The limit for a job of `gpus` GPUs asking the campus for `walltime`; `None` means
+    /// the job never gives up on the campus.
+    pub fn limit(&self, gpus: u32, walltime: SimTime) -> Option<SimTime> {
+        let gpu_secs = f64::from(gpus) * walltime as f64;
+        let raw = if gpu_secs == 0.0 { 0.0 } else { self.per_gpu_hour * gpu_secs };
+        let t = raw.max(self.floor as f64);
+        match self.cap {
+            Some(cap) if t >= cap as f64 => Some(cap),
+            // Beyond the clock's range of durations (as `units::hours_to_secs`): never.
+            None if t >= (SimTime::MAX / 4) as f64 => None,
+            _ => Some(t.round() as SimTime),
+        }
+    }
+}
+
 /// A checked policy.
 #[derive(Clone, Debug)]
 pub struct Policy {
@@ -382,6 +432,9 @@ pub struct Policy {
     pub offers: Vec<usize>,
     /// Overflow threshold; `None` = never overflow (infinite).
     pub threshold: Option<SimTime>,
+    /// `overflow-timeout` only: a limit that grows with the job's requested compute, used
+    /// instead of `threshold` (which is then `None`).
+    pub compute_timeout: Option<ComputeTimeout>,
     /// Reserved (monthly) offer for `reserved-first`.
     pub reserved: Option<usize>,
     /// Rules for `by-size`.

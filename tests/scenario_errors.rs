@@ -601,6 +601,99 @@ fn fails_with_missing_threshold_for_overflow_timeout() {
 }
 
 #[test]
+fn fails_with_missing_threshold_and_names_the_compute_proportional_form() {
+    let e = error(&replace("threshold_hours = 4\n", ""));
+    assert!(e.contains("or timeout_per_gpu_hour for a limit proportional to the job's requested GPU-hours"), "{e}");
+}
+
+#[test]
+fn a_compute_proportional_timeout_is_accepted_and_an_infinite_cap_means_none() {
+    let text = replace(
+        "threshold_hours = 4",
+        "timeout_per_gpu_hour = 0.1\ntimeout_floor_hours = 0.5\ntimeout_cap_hours = inf",
+    );
+    let s = Scenario::from_toml_str(&text, "test.toml").unwrap();
+    let c = s.policies[1].compute_timeout.expect("a compute-proportional limit");
+    assert_eq!((c.per_gpu_hour, c.floor, c.cap), (0.1, 1800, None));
+    assert_eq!(s.policies[1].threshold, None);
+    simulate_every_policy(&s);
+}
+
+#[test]
+fn fails_with_both_a_constant_and_a_compute_proportional_timeout() {
+    let text = replace("threshold_hours = 4", "threshold_hours = 4\ntimeout_per_gpu_hour = 0.1");
+    assert_invalid(
+        &text,
+        "timeout_per_gpu_hour",
+        "policies[1].timeout_per_gpu_hour",
+        &["give either threshold_hours (a constant limit) or timeout_per_gpu_hour", "not both"],
+    );
+}
+
+#[test]
+fn fails_with_a_timeout_floor_or_cap_without_timeout_per_gpu_hour() {
+    for key in ["timeout_floor_hours", "timeout_cap_hours"] {
+        let text = replace("threshold_hours = 4", &format!("threshold_hours = 4\n{key} = 2"));
+        assert_invalid(
+            &text,
+            key,
+            &format!("policies[1].{key}"),
+            &["only used with timeout_per_gpu_hour", "a constant threshold_hours has no floor or cap"],
+        );
+    }
+}
+
+#[test]
+fn fails_with_a_negative_or_nan_timeout_per_gpu_hour() {
+    for v in ["-0.1", "nan"] {
+        let text = replace("threshold_hours = 4", &format!("timeout_per_gpu_hour = {v}"));
+        assert_invalid(
+            &text,
+            "timeout_per_gpu_hour",
+            "policies[1].timeout_per_gpu_hour",
+            &["is not allowed; give hours of waiting per GPU-hour requested, ≥ 0", "inf = never overflow"],
+        );
+    }
+}
+
+#[test]
+fn fails_with_an_infinite_timeout_floor() {
+    let text = replace("threshold_hours = 4", "timeout_per_gpu_hour = 0.1\ntimeout_floor_hours = inf");
+    assert_invalid(
+        &text,
+        "timeout_floor_hours",
+        "policies[1].timeout_floor_hours",
+        &["inf is not allowed", "finite and ≥ 0"],
+    );
+}
+
+#[test]
+fn fails_with_a_timeout_cap_below_the_floor() {
+    let text =
+        replace("threshold_hours = 4", "timeout_per_gpu_hour = 0.1\ntimeout_floor_hours = 4\ntimeout_cap_hours = 2");
+    assert_invalid(
+        &text,
+        "timeout_cap_hours",
+        "policies[1].timeout_cap_hours",
+        &["2 h is below timeout_floor_hours = 4 h", "the cap must be at least the floor"],
+    );
+}
+
+#[test]
+fn fails_with_a_compute_proportional_timeout_on_another_kind() {
+    let text = replace(
+        "kind = \"overflow-timeout\"\nthreshold_hours = 4",
+        "kind = \"overflow-predicted\"\nthreshold_hours = 4\ntimeout_per_gpu_hour = 0.1",
+    );
+    assert_invalid(
+        &text,
+        "timeout_per_gpu_hour",
+        "policies[1].timeout_per_gpu_hour",
+        &["not used by a policy of kind 'overflow-predicted'; remove it, or use kind 'overflow-timeout'"],
+    );
+}
+
+#[test]
 fn fails_with_reserved_first_pointing_at_an_hourly_offer() {
     let text = replace("kind = \"overflow-timeout\"", "kind = \"reserved-first\"\nreserved_offer = \"a800-hourly\"");
     assert_invalid(

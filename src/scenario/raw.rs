@@ -778,6 +778,17 @@ pub struct RawPolicy {
     /// Overflow threshold in hours (predicted or elapsed campus wait).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_hours: Option<f64>,
+    /// `overflow-timeout`: a waiting limit proportional to the job's requested compute,
+    /// in hours of waiting per GPU-hour requested (GPUs × walltime request), instead of
+    /// the constant `threshold_hours`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_per_gpu_hour: Option<f64>,
+    /// With `timeout_per_gpu_hour`: the shortest limit, hours (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_floor_hours: Option<f64>,
+    /// With `timeout_per_gpu_hour`: the longest limit, hours (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_cap_hours: Option<f64>,
     /// `reserved-first`: the monthly offer whose GPUs take jobs first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_offer: Option<String>,

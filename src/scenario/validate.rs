@@ -5,7 +5,9 @@ use std::collections::HashSet;
 
 use super::dist::{DistSpec, Sampler};
 use super::raw::*;
-use super::{Account, Budget, Campus, JobClass, NodeGroup, Offer, Partition, Policy, Rule, Scenario, Target};
+use super::{
+    Account, Budget, Campus, ComputeTimeout, JobClass, NodeGroup, Offer, Partition, Policy, Rule, Scenario, Target,
+};
 use crate::date::{Clock, Date, days_in_month, days_in_year_from};
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
 use crate::workload::Job;
@@ -287,6 +289,9 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             kind: PolicyKind::CampusOnly,
             offers: vec![],
             threshold_hours: None,
+            timeout_per_gpu_hour: None,
+            timeout_floor_hours: None,
+            timeout_cap_hours: None,
             reserved_offer: None,
             rules: vec![],
             debug_offer: None,

@@ -200,10 +200,17 @@ pub(super) fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offe
     {
         return Err(needs("offers", "at least one cloud offer, e.g. offers = [\"a800-hourly\"]"));
     }
+    let compute_timeout = compute_timeout(key, p, &kind_name)?;
     let threshold = match p.threshold_hours {
         None => {
-            if matches!(p.kind, OverflowPredicted | OverflowTimeout) {
+            if p.kind == OverflowPredicted {
                 return Err(needs("threshold_hours", "a threshold in hours (inf = never overflow)"));
+            }
+            if p.kind == OverflowTimeout && compute_timeout.is_none() {
+                return Err(needs(
+                    "threshold_hours",
+                    "a threshold in hours (inf = never overflow), or timeout_per_gpu_hour for a limit proportional to the job's requested GPU-hours",
+                ));
             }
             None
         }
@@ -302,6 +309,7 @@ pub(super) fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offe
         kind: p.kind,
         offers: offer_ids,
         threshold,
+        compute_timeout,
         reserved,
         rules,
         debug_offer,
@@ -310,6 +318,84 @@ pub(super) fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offe
         when_full: p.when_cloud_full,
         budget,
     })
+}
+
+/// `overflow-timeout`'s compute-proportional limit: `timeout_per_gpu_hour` with its
+/// optional floor and cap, in place of `threshold_hours`.
+fn compute_timeout(key: &str, p: &RawPolicy, kind_name: &str) -> Result<Option<ComputeTimeout>> {
+    let k = |field: &str| format!("{key}.{field}");
+    if p.kind != PolicyKind::OverflowTimeout {
+        for (field, given) in [
+            ("timeout_per_gpu_hour", p.timeout_per_gpu_hour.is_some()),
+            ("timeout_floor_hours", p.timeout_floor_hours.is_some()),
+            ("timeout_cap_hours", p.timeout_cap_hours.is_some()),
+        ] {
+            if given {
+                return bad(
+                    k(field),
+                    format!(
+                        "not used by a policy of kind '{kind_name}'; remove it, or use kind 'overflow-timeout' for a compute-proportional limit"
+                    ),
+                );
+            }
+        }
+        return Ok(None);
+    }
+    let Some(per_gpu_hour) = p.timeout_per_gpu_hour else {
+        for (field, value) in
+            [("timeout_floor_hours", p.timeout_floor_hours), ("timeout_cap_hours", p.timeout_cap_hours)]
+        {
+            if value.is_some() {
+                return bad(
+                    k(field),
+                    "only used with timeout_per_gpu_hour (a limit proportional to the job's requested GPU-hours); \
+                     a constant threshold_hours has no floor or cap",
+                );
+            }
+        }
+        return Ok(None);
+    };
+    if p.threshold_hours.is_some() {
+        return bad(
+            k("timeout_per_gpu_hour"),
+            "give either threshold_hours (a constant limit) or timeout_per_gpu_hour (a limit proportional to the \
+             job's requested GPU-hours), not both",
+        );
+    }
+    if per_gpu_hour.is_nan() || per_gpu_hour < 0.0 {
+        return bad(
+            k("timeout_per_gpu_hour"),
+            format!(
+                "{per_gpu_hour} is not allowed; give hours of waiting per GPU-hour requested, ≥ 0 (inf = never overflow unless timeout_cap_hours is given)"
+            ),
+        );
+    }
+    let floor_h = match p.timeout_floor_hours {
+        None => 0.0,
+        Some(h) => {
+            finite_at_least(&k("timeout_floor_hours"), h, 0.0, "give the shortest limit in hours, finite and ≥ 0")?
+        }
+    };
+    let cap = match p.timeout_cap_hours {
+        None => None,
+        Some(h) if h.is_infinite() && h > 0.0 => None,
+        Some(h) => {
+            let h = finite_at_least(
+                &k("timeout_cap_hours"),
+                h,
+                0.0,
+                "give the longest limit in hours, ≥ 0 (inf = no cap)",
+            )?;
+            if h < floor_h {
+                return bad(
+                    k("timeout_cap_hours"),
+                    format!("{h} h is below timeout_floor_hours = {floor_h} h; the cap must be at least the floor"),
+                );
+            }
+            Some(hours_to_secs(h, 0))
+        }
+    };
+    Ok(Some(ComputeTimeout { per_gpu_hour, floor: hours_to_secs(floor_h, 0), cap }))
 }
 
 /// The largest job of a class must fit at least one place the policy may send it.
