@@ -323,19 +323,19 @@ fn the_report_opens_in_headless_chromium() {
     };
     let (_, run, _) = fixtures();
     let profile = tempfile::tempdir().unwrap();
-    let shot = profile.path().join("shot.png");
+    let shot = std::env::var_os("BURSTSIM_KEEP_SCREENSHOT").map_or_else(|| profile.path().join("shot.png"), std::path::PathBuf::from);
     let url = format!("file://{}", std::fs::canonicalize(run.join("report.html")).unwrap().display());
     let out = std::process::Command::new(chromium)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
         .args(["--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"])
         .arg(format!("--user-data-dir={}", profile.path().join("profile").display()))
         .arg(format!("--screenshot={}", shot.display()))
-        .args(["--window-size=1200,2400", &url])
+        .args(["--window-size=1200,6000", &url])
         .output()
         .unwrap();
     assert!(shot.is_file(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
     let (w, h, px) = read_png(&shot);
-    assert_eq!((w, h), (1200, 2400));
+    assert_eq!((w, h), (1200, 6000));
     let dark = px.chunks(3).filter(|p| p.iter().all(|&c| c < 100)).count();
     let coloured = px.chunks(3).filter(|p| p.iter().max().unwrap() - p.iter().min().unwrap() > 80).count();
     assert!(dark > 5_000, "text and table lines are visible ({dark} dark pixels)");
