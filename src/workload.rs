@@ -67,6 +67,30 @@ pub struct Job {
 pub const OTHERS: u16 = u16::MAX;
 
 impl Job {
+    /// A job with the plainest attributes: `gpus` GPUs for `runtime` seconds submitted at
+    /// `submit`, an exact walltime request, no memory, data or deadline, the first class and
+    /// partition, the shared "others" account (the group's jobs use the group's). For logs
+    /// and tests; change the fields that matter with struct update syntax.
+    pub fn plain(submit: SimTime, gpus: u32, runtime: SimTime, group: bool) -> Job {
+        Job {
+            submit,
+            runtime,
+            walltime_factor: 1.0,
+            gpus,
+            class: 0,
+            group,
+            ordinal: 0,
+            vram_gb: 0.0,
+            data_gb: 0.0,
+            deadline: NO_DEADLINE,
+            kind: JobKind::default(),
+            account: OTHERS,
+            partition: 0,
+            nodes: 0,
+            gpus_per_node: 0,
+        }
+    }
+
     /// The walltime the scheduler is told for `work` seconds of remaining runtime,
     /// capped at the cluster's limit.
     pub fn walltime_request(&self, work: SimTime, max_walltime: Option<SimTime>) -> SimTime {

@@ -150,21 +150,9 @@ fn waits_count_every_campus_queueing_segment() {
         [[workload.classes]]\nname = \"g\"\njobs_per_week = 0\nruntime_hours = 1\n";
     let scn = Scenario::from_toml_str(text, "segments.toml").unwrap();
     let job = |submit, runtime, group| burstsim::workload::Job {
-        submit,
-        runtime,
-        walltime_factor: 1.0,
-        gpus: 8,
-        class: 0,
-        group,
-        ordinal: 0,
         vram_gb: 1.0,
-        data_gb: 0.0,
-        deadline: burstsim::workload::NO_DEADLINE,
         kind: burstsim::scenario::raw::JobKind::Cv,
-        account: burstsim::workload::OTHERS,
-        partition: 0,
-        nodes: 0,
-        gpus_per_node: 0,
+        ..burstsim::workload::Job::plain(submit, 8, runtime, group)
     };
     let jobs = JobStream::from_jobs(vec![job(0, 3 * 3600, true), job(1, 1800, false)]);
     let out = burstsim::engine::simulate(&scn, &jobs, 0, 0);

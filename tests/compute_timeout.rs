@@ -24,21 +24,10 @@ fn blocked_campus(limit: &str) -> Scenario {
 
 fn job(submit: u64, gpus: u32, runtime_h: u64, walltime_factor: f64, group: bool) -> Job {
     Job {
-        submit,
-        runtime: runtime_h * HOUR,
         walltime_factor,
-        gpus,
-        class: 0,
-        group,
-        ordinal: 0,
         vram_gb: 1.0,
-        data_gb: 0.0,
-        deadline: burstsim::workload::NO_DEADLINE,
         kind: burstsim::scenario::raw::JobKind::Cv,
-        account: burstsim::workload::OTHERS,
-        partition: 0,
-        nodes: 0,
-        gpus_per_node: 0,
+        ..Job::plain(submit, gpus, runtime_h * HOUR, group)
     }
 }
 

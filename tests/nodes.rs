@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use burstsim::engine::{Observer, Place, simulate, simulate_observed};
 use burstsim::scenario::Scenario;
 use burstsim::units::{HOUR, SimTime};
-use burstsim::workload::{Job, JobStream, NO_DEADLINE, OTHERS};
+use burstsim::workload::{Job, JobStream};
 
 /// A campus of `nodes` × 8 GPUs on nodes, easy-backfill, with `extra` TOML appended to
 /// `[campus]` and after it.
@@ -25,23 +25,7 @@ fn campus(nodes: u32, campus_extra: &str, rest: &str) -> Scenario {
 /// A background job: submitted at `submit` seconds, `gpus` GPUs, running `runtime`
 /// seconds with an exact walltime request.
 fn job(submit: SimTime, gpus: u32, runtime: SimTime) -> Job {
-    Job {
-        submit,
-        runtime,
-        walltime_factor: 1.0,
-        gpus,
-        class: 0,
-        group: false,
-        ordinal: 0,
-        vram_gb: 0.0,
-        data_gb: 0.0,
-        deadline: NO_DEADLINE,
-        kind: Default::default(),
-        account: OTHERS,
-        partition: 0,
-        nodes: 0,
-        gpus_per_node: 0,
-    }
+    Job::plain(submit, gpus, runtime, false)
 }
 
 /// Where and when each job started.

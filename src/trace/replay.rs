@@ -36,7 +36,7 @@ use crate::scenario::raw::{PriorityKind, SchedulerKind};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::stats::percentile_sorted;
 use crate::units::{DAY, SimTime};
-use crate::workload::{Job, JobStream, NO_DEADLINE};
+use crate::workload::{Job, JobStream};
 
 /// What a job's size counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -179,23 +179,7 @@ pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
     let origin = kept.first().map_or(0, |k| k.0);
     let mut out = Converted { origin, counted_gpus, ..Converted::default() };
     for (submit, runtime, gpus, walltime_factor, wait, index) in kept {
-        out.jobs.push(Job {
-            submit: (submit - origin) as SimTime,
-            runtime,
-            walltime_factor,
-            gpus,
-            class: 0,
-            group: false,
-            ordinal: 0,
-            vram_gb: 0.0,
-            data_gb: 0.0,
-            deadline: NO_DEADLINE,
-            kind: Default::default(),
-            account: crate::workload::OTHERS,
-            partition: 0,
-            nodes: 0,
-            gpus_per_node: 0,
-        });
+        out.jobs.push(Job { walltime_factor, ..Job::plain((submit - origin) as SimTime, gpus, runtime, false) });
         out.recorded_wait.push(wait);
         out.source.push(index);
     }
