@@ -123,7 +123,7 @@ impl Queue {
             for w in v.iter_mut() {
                 w.priority = priority(w);
             }
-            v.sort_by(|a, b| a.key().cmp(&b.key()));
+            v.sort_by_key(Waiting::key);
         }
     }
 }
@@ -412,7 +412,7 @@ impl NodeCluster {
             self.main_pass(now, started);
             self.dirty_main = false;
         }
-        if self.scheduler == SchedulerKind::EasyBackfill && self.dirty_backfill && now % self.interval == 0 {
+        if self.scheduler == SchedulerKind::EasyBackfill && self.dirty_backfill && now.is_multiple_of(self.interval) {
             self.backfill_pass(now, started);
             self.dirty_backfill = false;
         }

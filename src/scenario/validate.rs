@@ -243,7 +243,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                 // divided by their mean over the window. offered_load_outside_seasons is
                 // the base rate itself.
                 let mean = if annual_mean { cal.mean_multiplier(warmup, horizon) } else { 1.0 };
-                if !(mean > 0.0) {
+                if mean.is_nan() || mean <= 0.0 {
                     return bad(
                         "background.seasons",
                         "the season multipliers are 0 over the whole measured window, so no load can be offered; \

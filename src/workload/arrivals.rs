@@ -27,7 +27,7 @@ pub fn nonhomogeneous_poisson(
     horizon: SimTime,
     rng: &mut SimRng,
 ) -> Vec<SimTime> {
-    if !(rate_per_sec > 0.0) {
+    if rate_per_sec.is_nan() || rate_per_sec <= 0.0 {
         return Vec::new();
     }
     let expected = rate_per_sec * calendar.mean_multiplier(0, horizon) * horizon as f64;
