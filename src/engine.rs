@@ -756,7 +756,10 @@ impl<'a, O: Observer> World<'a, O> {
             }
         }
         classes.push(all.values(set));
-        SimOutput { metrics: RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes }, records }
+        let class_waits_h =
+            self.tally.classes.iter_mut().take(scn.group.len()).map(|c| std::mem::take(&mut c.waits_h)).collect();
+        let metrics = RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes, class_waits_h };
+        SimOutput { metrics, records }
     }
 }
 
