@@ -33,8 +33,9 @@ impl Names {
         }
     }
 
-    fn texts(&self) -> impl Iterator<Item = &str> {
-        self.0.values().flat_map(|(a, b)| [a, b]).flatten().map(String::as_str)
+    /// Every display name shown in `lang` (of the entries that have a label).
+    fn texts(&self, lang: Lang) -> impl Iterator<Item = String> + '_ {
+        self.0.keys().map(move |id| self.get(id, lang))
     }
 }
 
@@ -102,14 +103,17 @@ impl DisplayNames {
         }
     }
 
-    /// Every label, concatenated (for choosing a font that covers them).
-    pub fn texts(&self) -> String {
+    /// Every label shown in `lang`, concatenated (for choosing a font that covers them:
+    /// a user's label goes through the same glyph check as every other text).
+    pub fn texts(&self, lang: Lang) -> String {
         let mut s = String::new();
-        for t in [&self.title.0, &self.title.1].into_iter().flatten() {
-            s.push_str(t);
-        }
-        for t in self.policies.texts().chain(self.classes.texts()).chain(self.seasons.texts()) {
-            s.push_str(t);
+        let title = match lang {
+            Lang::En => self.title.0.as_ref(),
+            Lang::Zh => self.title.1.as_ref().or(self.title.0.as_ref()),
+        };
+        s.push_str(title.map_or("", String::as_str));
+        for t in self.policies.texts(lang).chain(self.classes.texts(lang)).chain(self.seasons.texts(lang)) {
+            s.push_str(&t);
         }
         s
     }
@@ -144,6 +148,7 @@ mod tests {
         let none = DisplayNames::default();
         assert_eq!(none.title("default", Some("English only"), Lang::Zh), None, "never the English id");
         assert_eq!(none.title("default", Some("武汉课题组"), Lang::Zh).as_deref(), Some("武汉课题组"));
-        assert!(d.texts().contains("期末考试") && d.texts().contains("只用校内"));
+        assert!(d.texts(Lang::Zh).contains("期末考试") && d.texts(Lang::Zh).contains("只用校内"));
+        assert!(!d.texts(Lang::En).contains("期末考试"), "English charts draw no Chinese label");
     }
 }
