@@ -145,14 +145,12 @@ pub(super) fn offer(key: &str, o: &RawOffer, clock: Clock, horizon: SimTime) -> 
     })
 }
 
+/// Rented windows `[start, end)` on the clock (`None`: the whole time).
+type Rentals = Option<Vec<(SimTime, SimTime)>>;
+
 /// The rented windows of a monthly offer on the clock (`rent_months`, `rent_periods`;
 /// `None` = the whole time) and its minimum term for rentals started when needed.
-fn rental_terms(
-    key: &str,
-    o: &RawOffer,
-    clock: Clock,
-    horizon: SimTime,
-) -> Result<(Option<Vec<(SimTime, SimTime)>>, SimTime)> {
+fn rental_terms(key: &str, o: &RawOffer, clock: Clock, horizon: SimTime) -> Result<(Rentals, SimTime)> {
     let given = o.rent_months.is_some() || !o.rent_periods.is_empty() || o.min_term_days.is_some();
     if o.billing == BillingMode::Hourly && given {
         let field = if o.rent_months.is_some() {
