@@ -27,12 +27,28 @@ pub struct OfferState {
     pub capacity: u32,
     /// Jobs waiting for capacity, first come first served.
     pub waiting: VecDeque<u32>,
+    /// End of the current rental of a monthly offer rented by the month or when needed
+    /// (`SimTime::MAX`: always there; at or before now: not rented now).
+    pub rented_until: SimTime,
+    /// Rentals started when needed (`rent_when_needed`), `[start, end)` on the clock.
+    pub rented: Vec<(SimTime, SimTime)>,
 }
 
 impl OfferState {
     /// An idle offer.
     pub fn new(offer: &Offer) -> OfferState {
-        OfferState { busy: 0, capacity: offer.capacity.unwrap_or(u32::MAX), waiting: VecDeque::new() }
+        OfferState {
+            busy: 0,
+            capacity: offer.capacity.unwrap_or(u32::MAX),
+            waiting: VecDeque::new(),
+            rented_until: SimTime::MAX,
+            rented: Vec::new(),
+        }
+    }
+
+    /// An offer not rented yet: no GPUs until a rental starts.
+    pub fn unrented(offer: &Offer) -> OfferState {
+        OfferState { capacity: 0, rented_until: 0, ..OfferState::new(offer) }
     }
 
     /// Whether `gpus` more GPUs are free now.
@@ -177,6 +193,8 @@ mod tests {
             price_per_gpu_hour_cny: 3.6,
             price_per_gpu_month_cny: 0.0,
             capacity: None,
+            rentals: None,
+            min_term: 30 * 86_400,
             granularity: 1,
             minimum_charge: 0,
             startup_minutes: DistSpec::fixed(2.0).sampler().unwrap(),

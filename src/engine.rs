@@ -163,6 +163,11 @@ pub(crate) struct World<'a, O: Observer> {
     queued: DailyLevel,
     cloud_busy: DailyLevel,
     monthly_busy: DailyLevel,
+    /// GPUs of the policy's monthly offers rented at the time (they vary with
+    /// `rent_months` and rentals started when needed).
+    monthly_rented: DailyLevel,
+    /// The policy's monthly offers ([`crate::policy::rented_monthly_offers`]).
+    rented_offers: Vec<usize>,
     group_waiting: DailyLevel,
 }
 
@@ -216,6 +221,13 @@ impl<'a, O: Observer> World<'a, O> {
             events.push(end, Event::MaintenanceEnd);
         }
         events.push(scn.horizon, Event::Horizon);
+        for (o, offer) in scn.offers.iter().enumerate() {
+            // Rentals of chosen months: those beginning before arrivals stop.
+            for &(a, b) in offer.rentals.iter().flatten().filter(|w| w.0 < scn.horizon) {
+                events.push(a, Event::RentalStart(o as u16));
+                events.push(b, Event::RentalEnd(o as u16));
+            }
+        }
         World {
             scn,
             policy,
@@ -231,7 +243,18 @@ impl<'a, O: Observer> World<'a, O> {
                 .iter()
                 .position(|a| a.name == crate::scenario::OTHERS_ACCOUNT)
                 .expect("validation adds it") as u16,
-            offers: scn.offers.iter().map(OfferState::new).collect(),
+            offers: scn
+                .offers
+                .iter()
+                .enumerate()
+                .map(|(o, offer)| {
+                    if offer.rentals.is_some() || crate::policy::rents_when_needed(policy, scn, o) {
+                        OfferState::unrented(offer)
+                    } else {
+                        OfferState::new(offer)
+                    }
+                })
+                .collect(),
             st,
             in_flight: HashMap::new(),
             budget: BudgetState::new(policy.budget.as_ref(), scn.clock()),
@@ -247,6 +270,8 @@ impl<'a, O: Observer> World<'a, O> {
             queued: DailyLevel::new(days, window),
             cloud_busy: DailyLevel::new(days, window),
             monthly_busy: DailyLevel::new(days, window),
+            monthly_rented: DailyLevel::new(days, window),
+            rented_offers: crate::policy::rented_monthly_offers(policy, &scn.offers),
             group_waiting: DailyLevel::new(days, window),
         }
     }
@@ -280,6 +305,13 @@ impl<'a, O: Observer> World<'a, O> {
             Event::Timeout(j) => self.on_timeout(j),
             Event::DebugDone(j) => self.on_debug_done(j),
             Event::MaintenanceEnd => self.cluster.invalidate(),
+            Event::RentalStart(o) => {
+                let o = usize::from(o);
+                let end =
+                    self.scn.offers[o].rentals.iter().flatten().find(|w| w.0 == self.now).map_or(self.now, |w| w.1);
+                self.rental_begins(o, end);
+            }
+            Event::RentalEnd(o) => self.rental_ends(usize::from(o)),
             Event::CampusTick => {
                 if self.next_tick == self.now {
                     self.next_tick = SimTime::MAX;
@@ -583,6 +615,40 @@ impl<'a, O: Observer> World<'a, O> {
         }
         self.cloud_busy.set(now, f64::from(cloud));
         self.monthly_busy.set(now, f64::from(monthly));
+        let rented: u32 = self.rented_offers.iter().map(|&o| self.offers[o].capacity).sum();
+        self.monthly_rented.set(now, f64::from(rented));
+    }
+
+    /// A monthly offer's GPUs are there from now until `end`: the jobs waiting for it start.
+    pub(crate) fn rental_begins(&mut self, offer: usize, end: SimTime) {
+        let o = &mut self.offers[offer];
+        o.capacity = self.scn.offers[offer].capacity.unwrap_or(0);
+        o.rented_until = o.rented_until.max(end).max(self.now);
+        self.serve_offer_line(offer);
+    }
+
+    /// A rental ends (unless it was extended): the offer has no GPUs; jobs running on it
+    /// finish (they started only when their walltime estimate fitted the rental), and jobs
+    /// waiting for it go to the campus when they fit there (else they wait for the next
+    /// rental).
+    fn rental_ends(&mut self, offer: usize) {
+        if self.offers[offer].rented_until != self.now {
+            return;
+        }
+        self.offers[offer].capacity = 0;
+        let waiting: Vec<u32> = self.offers[offer].waiting.drain(..).collect();
+        for j in waiting {
+            if self.fits_campus(j) {
+                if let Some((p, c)) = self.budget.unpark(j) {
+                    self.budget.release(p, c);
+                }
+                let s = &mut self.st[j as usize];
+                s.waited += self.now - s.queued_since;
+                self.enqueue_campus(j);
+            } else {
+                self.offers[offer].waiting.push_back(j);
+            }
+        }
     }
 
     fn finish_with(mut self, keep_records: bool) -> SimOutput {
@@ -594,14 +660,33 @@ impl<'a, O: Observer> World<'a, O> {
             l.advance(end);
         }
         let window = scn.window();
-        let rented = crate::policy::rented_monthly_offers(self.policy, &scn.offers);
+        let rented = std::mem::take(&mut self.rented_offers);
         let mut rent_by_day = vec![0.0; self.tally.daily_cost.len()];
+        let mut part_time = false;
         for &o in &rented {
-            let rent = crate::cloud::billing::monthly_rent_by_day(&scn.offers[o], scn.clock(), window);
+            let offer = &scn.offers[o];
+            let rent = match &offer.rentals {
+                Some(windows) => crate::cloud::billing::rent_by_day(offer, scn.clock(), window, windows),
+                None if crate::policy::rents_when_needed(self.policy, scn, o) => {
+                    crate::cloud::billing::rent_by_day(offer, scn.clock(), window, &self.offers[o].rented)
+                }
+                None => crate::cloud::billing::monthly_rent_by_day(offer, scn.clock(), window),
+            };
+            part_time |= self.offers[o].rented_until != SimTime::MAX;
             rent_by_day.iter_mut().zip(rent).for_each(|(a, r)| *a += r);
         }
         let monthly_cost: f64 = rent_by_day.iter().sum();
         let monthly_gpus: u32 = rented.iter().map(|&o| scn.offers[o].capacity.unwrap_or(0)).sum();
+        self.monthly_rented.advance(end);
+        let monthly_utilization = if monthly_gpus == 0 {
+            f64::NAN
+        } else if part_time {
+            // Busy GPUs over the GPUs rented at the time (NaN when nothing was rented).
+            let rented_mean = self.monthly_rented.window_mean();
+            if rented_mean > 0.0 { self.monthly_busy.window_mean() / rented_mean } else { f64::NAN }
+        } else {
+            self.monthly_busy.window_mean() / f64::from(monthly_gpus)
+        };
         let t = &self.tally;
         let [wait_mean, p50, p95, p99, waited] = wait_stats(&t.waits_h);
         let nan_if_zero = |num: f64, den: u64| if den == 0 { f64::NAN } else { num / den as f64 };
@@ -633,10 +718,7 @@ impl<'a, O: Observer> World<'a, O> {
         put(Metric::CloudGpuHours, t.cloud_gpu_secs / HOUR as f64);
         put(Metric::CampusGpuHours, t.campus_gpu_secs / HOUR as f64);
         put(Metric::CampusUtilization, self.busy.window_mean() / f64::from(scn.campus.gpus));
-        put(
-            Metric::MonthlyUtilization,
-            if monthly_gpus == 0 { f64::NAN } else { self.monthly_busy.window_mean() / f64::from(monthly_gpus) },
-        );
+        put(Metric::MonthlyUtilization, monthly_utilization);
         put(Metric::JobsCompleted, t.completed as f64);
         put(Metric::CampusOfferedLoad, offered);
         put(Metric::BacklogAtHorizonDays, t.backlog_days);
@@ -674,7 +756,10 @@ impl<'a, O: Observer> World<'a, O> {
             }
         }
         classes.push(all.values(set));
-        SimOutput { metrics: RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes }, records }
+        let class_waits_h =
+            self.tally.classes.iter_mut().take(scn.group.len()).map(|c| std::mem::take(&mut c.waits_h)).collect();
+        let metrics = RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes, class_waits_h };
+        SimOutput { metrics, records }
     }
 }
 

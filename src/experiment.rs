@@ -105,6 +105,8 @@ pub struct PolicyResults {
     pub daily_sum: DailySums,
     /// Counts of measured waits per bin of [`wait_bin_edges`], over all replications.
     pub wait_hist: Vec<u64>,
+    /// The same per group class of the scenario (class × bin).
+    pub class_wait_hist: Vec<Vec<u64>>,
     /// Per replication (in order), per class row of [`Scenario::class_names`], the values
     /// of the scenario's class metrics.
     pub class_values: Vec<Vec<Vec<f64>>>,
@@ -160,6 +162,7 @@ impl Results {
             unstable: Vec::new(),
             daily_sum: DailySums::new(days),
             wait_hist: vec![0; bins],
+            class_wait_hist: vec![vec![0; bins]; scenario.group.len()],
             class_values: Vec::new(),
         };
         Results { replications: Vec::new(), policies: vec![empty; scenario.policies.len()] }
@@ -171,9 +174,14 @@ impl Results {
         self.replications.push(replication);
         for (pr, m) in self.policies.iter_mut().zip(per_policy) {
             pr.daily_sum.add(&m.daily);
-            for w in &m.waits_h {
-                let bin = edges.partition_point(|&e| e < *w);
-                pr.wait_hist[bin.min(edges.len() - 1)] += 1;
+            let bin = |w: f64| edges.partition_point(|&e| e < w).min(edges.len() - 1);
+            for &w in &m.waits_h {
+                pr.wait_hist[bin(w)] += 1;
+            }
+            for (hist, waits) in pr.class_wait_hist.iter_mut().zip(&m.class_waits_h) {
+                for &w in waits {
+                    hist[bin(w)] += 1;
+                }
             }
             pr.values.push(m.values);
             pr.unstable.push(m.unstable);

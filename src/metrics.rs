@@ -221,6 +221,9 @@ pub struct RunMetrics {
     /// Per group class, then one entry for the whole group ([`class::ALL_CLASSES`]): the
     /// values of the scenario's [`class::ClassMetricSet`].
     pub classes: Vec<Vec<f64>>,
+    /// Per group class of the scenario, the waits (hours) of its measured jobs, in
+    /// completion order (for the per-class wait distribution).
+    pub class_waits_h: Vec<Vec<f64>>,
 }
 
 impl RunMetrics {

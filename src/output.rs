@@ -73,6 +73,7 @@ pub fn write_run_encoded(
     write("replications.csv", csv::replications_csv(scenario, results))?;
     write("timeseries.csv", csv::timeseries_csv(scenario, results))?;
     write("waits.csv", csv::waits_csv(scenario, results))?;
+    write("class_waits.csv", csv::class_waits_csv(scenario, results))?;
     atomic_write(&dir.join("run.toml"), run_manifest(scenario, results, stopping, warnings).as_bytes())
 }
 

@@ -199,11 +199,25 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
     check_options(opts)?;
     let folder = Folder::open(dir)?;
     let mut warnings = folder.notes().to_vec();
-    let prefix = opts.title.clone().unwrap_or_else(|| folder.name().to_string());
+    // The title prefix: `--title` (empty: no title line), else the scenario's label in the
+    // language (never the English id on a Chinese chart: the caption alone then).
+    let titled = opts.title.as_deref() != Some("");
+    let prefix = opts.title.clone().unwrap_or_else(|| folder.title(opts.lang).unwrap_or_default());
     let font_px = opts.font_size.unwrap_or_else(|| (f64::from(opts.width) / 64.0).clamp(12.0, 48.0));
     let annual = folder.annual();
-    let theme = Theme { lang: opts.lang, width: opts.width, height: opts.height, font_px, prefix, scale: 1.0, annual };
-    let mut text = folder.texts();
+    let names = std::sync::Arc::new(folder.names().clone());
+    let theme = Theme {
+        lang: opts.lang,
+        width: opts.width,
+        height: opts.height,
+        font_px,
+        prefix,
+        titled,
+        scale: 1.0,
+        annual,
+        names,
+    };
+    let mut text = folder.texts(opts.lang);
     text.push_str(&theme.prefix);
     for l in i18n::L::ALL {
         text.push_str(l.get(opts.lang));
@@ -221,6 +235,9 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
             Folder::Run(run) => {
                 out.push(render(&run_charts::CostVsWait { run })?);
                 out.push(render(&run_charts::WaitCdf { run })?);
+                if !run.class_waits.is_empty() {
+                    out.push(render(&run_charts::ClassWaitCdf { run })?);
+                }
                 out.push(render(&run_charts::CostBreakdown { run })?);
                 out.push(render(&time_charts::CampusTimeline { run })?);
                 out.push(render(&time_charts::MonthlyUse { run })?);

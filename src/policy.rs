@@ -51,6 +51,13 @@ pub fn rented_monthly_offers(p: &Policy, offers: &[Offer]) -> Vec<usize> {
     v
 }
 
+/// Whether offer `o` is rented by policy `p` only when it needs it (`rent_when_needed`:
+/// a monthly offer of its list without fixed months).
+pub fn rents_when_needed(p: &Policy, scn: &crate::scenario::Scenario, o: usize) -> bool {
+    let offer = &scn.offers[o];
+    p.rent_when_needed && offer.billing == BillingMode::Monthly && offer.rentals.is_none() && p.offers.contains(&o)
+}
+
 /// A debugging session in progress (guide-hybrid).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DebugSession {
@@ -111,11 +118,56 @@ impl<O: Observer> World<'_, O> {
         }
     }
 
-    /// Whether an offer can ever take the job (memory per GPU, platform capacity).
+    /// Whether an offer can take the job now: it fits the offer, and a monthly offer
+    /// rented for a time is rented long enough for the job's walltime estimate.
     fn offer_fits(&self, j: u32, o: usize) -> bool {
+        self.offer_fits_ever(j, o) && self.rented_long_enough(j, o)
+    }
+
+    /// Whether an offer can ever take the job (memory per GPU, platform capacity).
+    fn offer_fits_ever(&self, j: u32, o: usize) -> bool {
         let job = &self.jobs[j as usize];
         let offer = &self.scn.offers[o];
         job.vram_gb <= offer.vram_gb && job.gpus <= offer.capacity.unwrap_or(u32::MAX)
+    }
+
+    /// Cloud seconds a job's walltime estimate asks of an offer (upload and compute).
+    fn cloud_estimate(&self, j: u32, o: usize) -> SimTime {
+        let job = &self.jobs[j as usize];
+        let offer = &self.scn.offers[o];
+        let walltime = job.walltime_request(self.st[j as usize].remaining, None);
+        crate::cloud::upload_secs(offer, job) + crate::cloud::cloud_compute_secs(offer, job, walltime)
+    }
+
+    /// Whether an offer rented for a time is rented now until the job's walltime
+    /// estimate ends (always true for an offer rented the whole time).
+    fn rented_long_enough(&self, j: u32, o: usize) -> bool {
+        let until = self.offers[o].rented_until;
+        until == SimTime::MAX || self.now.saturating_add(self.cloud_estimate(j, o)) <= until
+    }
+
+    /// `guide-hybrid` with `rent_when_needed`: a main job is ready and the campus has not
+    /// started it. If the first offer of the list that fits it is a monthly offer rented
+    /// when needed, rent it now for its minimum term (or as many whole days as the job's
+    /// walltime estimate needs, if more), or extend the current rental that far.
+    fn rent_if_needed(&mut self, j: u32) {
+        let s = self.st[j as usize];
+        if s.status != Status::CampusQueued || s.first_start != SimTime::MAX {
+            return;
+        }
+        let Some(o) = self.policy.offers.iter().copied().find(|&o| self.offer_fits_ever(j, o)) else { return };
+        if !rents_when_needed(self.policy, self.scn, o) || self.rented_long_enough(j, o) {
+            return;
+        }
+        let need = self.cloud_estimate(j, o).div_ceil(crate::units::DAY) * crate::units::DAY;
+        let end = self.now + need.max(self.scn.offers[o].min_term);
+        let state = &mut self.offers[o];
+        match state.rented.last_mut() {
+            Some(last) if last.1 >= self.now => last.1 = end,
+            _ => state.rented.push((self.now, end)),
+        }
+        self.events.push(end, Event::RentalEnd(o as u16));
+        self.rental_begins(o, end);
     }
 
     /// The first offer of `list` that fits the job and the budget, with its commitment.
@@ -160,7 +212,13 @@ impl<O: Observer> World<'_, O> {
 
     fn forced_cloud(&mut self, j: u32, list: &[usize]) {
         let all: Vec<usize> = list.iter().copied().chain(0..self.scn.offers.len()).collect();
-        let o = all.into_iter().find(|&o| self.offer_fits(j, o)).expect("validated: some place fits every class");
+        // An offer rented only in some months takes the job when rented again.
+        let o = all
+            .iter()
+            .copied()
+            .find(|&o| self.offer_fits(j, o))
+            .or_else(|| all.iter().copied().find(|&o| self.offer_fits_ever(j, o)))
+            .expect("validated: some place fits every class");
         let job = &self.jobs[j as usize];
         let estimate =
             estimate_charge(&self.scn.offers[o], job, job.walltime_request(self.st[j as usize].remaining, None));
@@ -267,6 +325,9 @@ impl<O: Observer> World<'_, O> {
         {
             self.occupy_debug(s.offer, false);
             self.charge_debug(j, s.cost);
+        }
+        if self.policy.rent_when_needed {
+            self.rent_if_needed(j);
         }
         self.withdraw_to_cloud(j);
     }

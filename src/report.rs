@@ -79,9 +79,11 @@ fn pm(s: Option<&Stat>, scale: f64) -> String {
 
 /// The content of the report.
 pub fn blocks(folder: &Folder, n_charts: usize, lang: Lang) -> Vec<Block> {
+    // The scenario's label in the language, else its id.
+    let title = folder.title(lang).unwrap_or_else(|| folder.name().to_string());
     match folder {
-        Folder::Run(r) => run_blocks(r, n_charts, lang, folder.annual()),
-        Folder::Sweep(s) => sweep_blocks(s, n_charts, lang, folder.annual()),
+        Folder::Run(r) => run_blocks(r, n_charts, lang, folder.annual(), &title),
+        Folder::Sweep(s) => sweep_blocks(s, n_charts, lang, folder.annual(), &title),
     }
 }
 
@@ -89,9 +91,11 @@ fn version_line(lang: Lang) -> String {
     fill(L::Generated.get(lang), &[env!("CARGO_PKG_VERSION")])
 }
 
-fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<Block> {
+fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &str) -> Vec<Block> {
     let t = |l: L| l.get(lang).to_string();
-    let mut b = vec![Block::Title(fill(L::ReportRunTitle.get(lang), &[&r.name]))];
+    let names = &r.names;
+    let policy = |id: &str| names.policies.get(id, lang);
+    let mut b = vec![Block::Title(fill(L::ReportRunTitle.get(lang), &[title]))];
     let mut meta = Vec::new();
     if let Some(d) = r.table.as_ref().and_then(|t| t.get("description")).and_then(|v| v.as_str()) {
         meta.push(format!("{}{}{d}", t(L::Description), t(L::Colon)));
@@ -113,7 +117,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<B
         .policies
         .iter()
         .map(|p| {
-            let mut row = vec![p.clone()];
+            let mut row = vec![policy(p)];
             row.extend(HEADLINE.iter().map(|m| pm(r.stat(p, m), metric_label(m).1)));
             row
         })
@@ -125,7 +129,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<B
         .policies
         .iter()
         .map(|p| {
-            let mut row = vec![p.clone()];
+            let mut row = vec![policy(p)];
             row.extend(COMPONENTS.iter().map(|c| pm(r.stat(p, c.0), 1.0)));
             row
         })
@@ -133,7 +137,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<B
     b.push(Block::Heading(t(L::CostBreakdownTitle)));
     b.push(Block::Table(head, rows));
     if let Some(base) = r.paired.first().map(|p| p.baseline.clone()) {
-        b.push(Block::Heading(fill(L::PairedHeading.get(lang), &[&base])));
+        b.push(Block::Heading(fill(L::PairedHeading.get(lang), &[&policy(&base)])));
         let mut head = vec![t(L::Policy)];
         head.extend(HEADLINE.iter().map(|m| format!("Δ {}", metric_label(m).0.per_window(annual).get(lang))));
         let rows = r
@@ -141,7 +145,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<B
             .iter()
             .filter(|p| **p != base && r.paired.iter().any(|x| &x.policy == *p))
             .map(|p| {
-                let mut row = vec![p.clone()];
+                let mut row = vec![policy(p)];
                 row.extend(HEADLINE.iter().map(|m| {
                     let x = r.paired.iter().find(|x| &x.policy == p && x.metric == *m);
                     let s = x.map(|x| Stat {
@@ -210,7 +214,7 @@ fn class_blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {
     for p in &r.policies {
         for c in &classes {
             let g = |m: &str, scale: f64| pm(r.class_stat(p, c, m), scale);
-            let mut row = vec![p.clone(), c.clone()];
+            let mut row = vec![r.names.policies.get(p, lang), class_name(r, c, lang)];
             row.push(r.class_stat(p, c, "jobs_completed").map_or("–".into(), |s| format!("{:.0}", s.mean)));
             row.push(g("wait_mean_h", 1.0));
             row.push(g("wait_p95_h", 1.0));
@@ -220,13 +224,27 @@ fn class_blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {
             rows.push(row);
         }
     }
-    let all = crate::metrics::class::ALL_CLASSES;
-    vec![Block::Heading(t(L::ClassHeading)), Block::Para(fill(L::ClassNote.get(lang), &[all])), Block::Table(head, rows)]
+    let all = class_name(r, crate::metrics::class::ALL_CLASSES, lang);
+    vec![
+        Block::Heading(t(L::ClassHeading)),
+        Block::Para(fill(L::ClassNote.get(lang), &[&all])),
+        Block::Table(head, rows),
+    ]
 }
 
-fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool) -> Vec<Block> {
+/// A class's display name; the row of every group job is "(all classes)" translated.
+fn class_name(r: &RunFolder, class: &str, lang: Lang) -> String {
+    if class == crate::metrics::class::ALL_CLASSES {
+        L::AllClasses.get(lang).to_string()
+    } else {
+        r.names.classes.get(class, lang)
+    }
+}
+
+fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool, title: &str) -> Vec<Block> {
     let t = |l: L| l.get(lang).to_string();
-    let mut b = vec![Block::Title(fill(L::ReportSweepTitle.get(lang), &[&s.name]))];
+    let policy = |id: &str| s.names.policies.get(id, lang);
+    let mut b = vec![Block::Title(fill(L::ReportSweepTitle.get(lang), &[title]))];
     let points = s.rows.iter().map(|r| r.0).max().map_or(0, |m| m + 1);
     let mut meta = Vec::new();
     if let Some(d) = s.table.as_ref().and_then(|t| t.get("description")).and_then(|v| v.as_str()) {
@@ -243,7 +261,7 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool) -> V
     match (&s.recommended, &s.recommendation_text) {
         (Some(r), _) => {
             let at = r.values.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
-            b.push(Block::Strong(fill(L::Chosen.get(lang), &[&r.policy, &at])));
+            b.push(Block::Strong(fill(L::Chosen.get(lang), &[&policy(&r.policy), &at])));
         }
         (None, None) => b.push(Block::Para(t(L::NoRecommendation))),
         (None, Some(_)) => {}
@@ -255,7 +273,12 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool) -> V
     b.extend((0..n_charts).map(Block::Chart));
     b.extend(methods_blocks(lang));
     b.push(Block::Heading(t(L::SweepPointsHeading)));
-    let mut head: Vec<String> = s.params.clone();
+    let mut head: Vec<String> = s
+        .params
+        .iter()
+        .zip(&s.axes)
+        .map(|(k, a)| crate::plot::sweep_charts::axis_label_named(k, Some(a), lang, &s.names))
+        .collect();
     head.push(t(L::Policy));
     head.extend(HEADLINE.iter().map(|m| metric_label(m).0.per_window(annual).get(lang).to_string()));
     let mut keys: Vec<(&Vec<String>, &str)> = Vec::new();
@@ -270,7 +293,7 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool) -> V
         .take(MAX_SWEEP_ROWS)
         .map(|(values, policy)| {
             let mut row = values.clone();
-            row.push(policy.to_string());
+            row.push(s.names.policies.get(policy, lang));
             row.extend(HEADLINE.iter().map(|m| pm(s.stat(values, policy, m), metric_label(m).1)));
             row
         })

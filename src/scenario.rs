@@ -7,6 +7,7 @@
 //! allowed.
 
 pub mod dist;
+pub mod labels;
 pub mod locate;
 pub mod raw;
 mod validate;
@@ -113,6 +114,8 @@ pub struct Scenario {
     pub policies: Vec<Policy>,
     /// The per-class metrics reported (with the scenario's wait thresholds).
     pub class_metrics: crate::metrics::class::ClassMetricSet,
+    /// Display names (`label`, `label_zh`) of the scenario, policies, classes and seasons.
+    pub names: labels::DisplayNames,
     /// The resolved raw form, written back as `run.toml`.
     pub raw: RawScenario,
 }
@@ -306,6 +309,13 @@ pub struct Offer {
     /// GPUs available at once: the rented GPUs of a monthly offer, the platform's
     /// capacity of an hourly one; `None` = unlimited.
     pub capacity: Option<u32>,
+    /// Monthly offers rented for chosen months (`rent_months`, `rent_periods`): the
+    /// rented windows `[start, end)` on the clock, sorted and disjoint; outside them the
+    /// offer has no GPUs and costs nothing. `None`: rented the whole time (or, under a
+    /// policy with `rent_when_needed`, whenever that policy starts a rental).
+    pub rentals: Option<Vec<(SimTime, SimTime)>>,
+    /// Shortest rental a policy starts when it needs one (`min_term_days`).
+    pub min_term: SimTime,
     /// Billing granularity in seconds (1, 60 or 3600).
     pub granularity: SimTime,
     /// Smallest charge per session.
@@ -449,6 +459,9 @@ pub struct Policy {
     pub when_full: WhenFull,
     /// Spending cap.
     pub budget: Option<Budget>,
+    /// `guide-hybrid`: monthly offers without fixed months are rented only when a main
+    /// job needs one, for their minimum term.
+    pub rent_when_needed: bool,
 }
 
 impl Scenario {

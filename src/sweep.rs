@@ -378,6 +378,10 @@ fn typed_value(path: &str, text: &str, current: Option<&toml::Value>) -> Result<
             toml::Value::Boolean(text.parse().map_err(|_| bad("this key takes true or false"))?)
         }
         Some(toml::Value::String(_)) => toml::Value::String(text.to_string()),
+        // Rented months written as a list in the file are swept as texts ("4-5", "all").
+        Some(toml::Value::Array(_)) if path.rsplit('.').next() == Some("rent_months") => {
+            toml::Value::String(text.to_string())
+        }
         Some(_) => return Err(bad("only numbers, booleans and strings can be swept, not tables or arrays")),
         None => {
             if let Ok(i) = text.parse::<i64>() {

@@ -159,6 +159,8 @@ impl Case {
         let raw = RawScenario {
             name: Some(format!("validate-mm{}", self.servers)),
             description: Some(format!("{}: Erlang C validation case", self.name)),
+            label: None,
+            label_zh: None,
             simulation: RawSimulation {
                 start_date: "2026-01-01".into(),
                 horizon_days: Some(self.horizon_days - self.warmup_days),
@@ -197,6 +199,8 @@ impl Case {
             workload: RawWorkload {
                 classes: vec![RawJobClass {
                     name: "poisson".into(),
+                    label: None,
+                    label_zh: None,
                     jobs_per_week: Some(self.lambda_per_hour() * 168.0),
                     load_share: None,
                     gpus: DistSpec::fixed(1.0),

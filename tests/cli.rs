@@ -174,9 +174,16 @@ fn merged_shards_equal_the_single_run_byte_for_byte() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        for f in
-            ["summary.csv", "paired.csv", "classes.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"]
-        {
+        for f in [
+            "summary.csv",
+            "paired.csv",
+            "classes.csv",
+            "replications.csv",
+            "timeseries.csv",
+            "waits.csv",
+            "class_waits.csv",
+            "run.toml",
+        ] {
             assert_eq!(
                 std::fs::read(single.join(f)).unwrap(),
                 std::fs::read(merged.join(f)).unwrap(),

@@ -7,8 +7,16 @@ use assert_cmd::Command;
 
 const TINY: &str = "tests/fixtures/tiny.toml";
 const BOM: &[u8] = b"\xEF\xBB\xBF";
-const RUN_CSVS: [&str; 7] =
-    ["summary.csv", "paired.csv", "classes.csv", "replications.csv", "timeseries.csv", "waits.csv", "risk.csv"];
+const RUN_CSVS: [&str; 8] = [
+    "summary.csv",
+    "paired.csv",
+    "classes.csv",
+    "replications.csv",
+    "timeseries.csv",
+    "waits.csv",
+    "class_waits.csv",
+    "risk.csv",
+];
 
 fn burstsim() -> Command {
     Command::cargo_bin("burstsim").expect("binary built")

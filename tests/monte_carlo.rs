@@ -29,6 +29,7 @@ fn results_are_byte_identical_for_one_two_and_sixteen_threads() {
             out_csv::replications_csv(&scn, &r),
             out_csv::timeseries_csv(&scn, &r),
             out_csv::waits_csv(&scn, &r),
+            out_csv::class_waits_csv(&scn, &r),
         ]
     };
     let one = bytes(1);

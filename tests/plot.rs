@@ -86,7 +86,7 @@ fn check_svg(path: &Path, width: u32, height: u32) -> String {
 #[test]
 fn the_run_command_draws_every_chart_and_the_report() {
     let (_, run, _) = fixtures();
-    for name in ["cost_vs_wait", "wait_cdf", "cost_breakdown", "campus_timeline", "monthly_use"] {
+    for name in ["cost_vs_wait", "wait_cdf", "class_wait_cdf", "cost_breakdown", "campus_timeline", "monthly_use"] {
         check_svg(&run.join("charts").join(format!("{name}.svg")), 1600, 1000);
         let (w, h, _) = read_png(&run.join("charts").join(format!("{name}.png")));
         assert_eq!((w, h), (1600, 1000), "{name}: PNGs are at least 1600 px wide by default");
@@ -99,11 +99,12 @@ fn run_charts_are_valid_svg_and_png_of_the_requested_size_with_labels() {
     let (_, run, _) = fixtures();
     let dir = copy_of(run);
     let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1700, 900)).unwrap();
-    assert_eq!(out.charts.len(), 5);
+    assert_eq!(out.charts.len(), 6);
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let labels = [
         ("cost_vs_wait", vec!["Total cost (CNY)", "95th-percentile wait (h)", "Pareto frontier"]),
         ("wait_cdf", vec!["Jobs that waited at most this long (%)", "1 h"]),
+        ("class_wait_cdf", vec!["How long jobs wait, by job class", "\nsmall\n", "\nbig\n", "1 h"]),
         ("cost_breakdown", vec!["Mean cost (CNY)", "Campus GPU time", "Cloud, monthly rent"]),
         ("campus_timeline", vec!["GPUs requested by queued jobs", "Busy campus GPUs", "crunch ×1.3", "paper-push ×2"]),
         ("monthly_use", vec!["Campus GPUs busy, all groups (%)", "Cloud GPUs in use by the group", "Oct 2026"]),
@@ -194,7 +195,8 @@ fn a_target_is_drawn_as_a_line_and_the_chinese_axis_titles_are_human() {
     assert!(!cost.contains("target"), "no target on cost");
     plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     let zh = check_svg(&dir.path().join("charts-zh/sweep_wait_p95_h.svg"), 1600, 1000);
-    assert!(zh.contains("overflow-2h的溢出阈值（小时）") && zh.contains(&format!("目标 ≤ {target}")), "{zh}");
+    // The policy is called by its Chinese label in the axis title.
+    assert!(zh.contains("超2小时上云的溢出阈值（小时）") && zh.contains(&format!("目标 ≤ {target}")), "{zh}");
 }
 
 #[test]
@@ -235,6 +237,58 @@ fn ink(text: &str, font: &'static [u8]) -> Vec<bool> {
 }
 
 #[test]
+fn chinese_charts_call_things_by_their_labels_and_start_with_no_english_id() {
+    let (_, run, _) = fixtures();
+    let dir = copy_of(run);
+    let out = plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let svg = check_svg(&dir.path().join("charts-zh/cost_vs_wait.svg"), 1600, 1000);
+    assert!(svg.contains("超2小时上云") && svg.contains("包月优先"), "policies by their label_zh");
+    assert!(!svg.contains("\noverflow-2h\n") && !svg.contains("\nreserved\n"), "ids with a label are not drawn");
+    for chart in ["cost_vs_wait", "wait_cdf", "class_wait_cdf", "campus_timeline", "monthly_use"] {
+        let svg = std::fs::read_to_string(dir.path().join(format!("charts-zh/{chart}.svg"))).unwrap();
+        assert!(!svg.contains("plot-tiny"), "{chart}: a Chinese title never starts with the English id");
+    }
+    let timeline = std::fs::read_to_string(dir.path().join("charts-zh/campus_timeline.svg")).unwrap();
+    assert!(timeline.contains("赶稿期 ×1.3"), "seasons by their label_zh");
+    let classes = std::fs::read_to_string(dir.path().join("charts-zh/class_wait_cdf.svg")).unwrap();
+    assert!(
+        classes.contains("各类作业的等待时间分布") && classes.contains("\n主训练\n") && classes.contains("\nsmall\n")
+    );
+    let html = std::fs::read_to_string(dir.path().join("report.zh.html")).unwrap();
+    for t in ["超2小时上云", "主训练", "“全部作业”", "id=\"class_wait_cdf\""] {
+        assert!(html.contains(t), "report.zh.html lacks '{t}'");
+    }
+    // With a Chinese scenario label, the titles start with it (and a Chinese colon).
+    let manifest = std::fs::read_to_string(dir.path().join("run.toml")).unwrap();
+    let manifest = manifest.replacen("name = \"plot-tiny\"\n", "name = \"plot-tiny\"\nlabel_zh = \"测试课题组\"\n", 1);
+    std::fs::write(dir.path().join("run.toml"), manifest).unwrap();
+    plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("charts-zh/wait_cdf.svg")).unwrap();
+    assert!(svg.contains("测试课题组：作业等待时间分布"), "the Chinese label is the title prefix");
+    assert!(
+        std::fs::read_to_string(dir.path().join("report.zh.html"))
+            .unwrap()
+            .contains("<h1>burstsim 模拟结果：测试课题组</h1>")
+    );
+}
+
+#[test]
+fn a_label_no_font_covers_is_a_warning_that_names_its_characters() {
+    let (_, run, _) = fixtures();
+    let dir = copy_of(run);
+    let manifest = std::fs::read_to_string(dir.path().join("run.toml")).unwrap();
+    assert!(manifest.contains("label_zh = \"包月优先\""), "labels travel in run.toml");
+    std::fs::write(dir.path().join("run.toml"), manifest.replace("label_zh = \"包月优先\"", "label_zh = \"龘的方案\""))
+        .unwrap();
+    let out = plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    assert!(out.warnings.iter().any(|w| w.contains("'龘'") && w.contains("boxes")), "{:?}", out.warnings);
+    // English charts do not draw the Chinese label, so they need no Chinese glyph.
+    let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    assert!(out.warnings.is_empty() && !out.font.is_bundled_cjk, "{:?} {}", out.warnings, out.font.name);
+}
+
+#[test]
 fn chinese_glyphs_are_drawn_as_characters_not_boxes() {
     use burstsim::plot::font::{DEJAVU_SANS, NOTO_SC_SUBSET};
     let cheng = ink("成", NOTO_SC_SUBSET);
@@ -261,7 +315,7 @@ fn the_plot_command_redraws_with_the_style_options() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("report.zh.html") && stdout.contains("charts-zh"), "{stdout}");
     let svg = check_svg(&dir.path().join("charts-zh/wait_cdf.svg"), 1800, 1100);
-    assert!(svg.contains("课题组 2026: 作业等待时间分布"), "custom title prefix");
+    assert!(svg.contains("课题组 2026：作业等待时间分布"), "custom title prefix");
     assert_eq!(read_png(&dir.path().join("charts-zh/wait_cdf.png")).0, 1800);
     let out = burstsim()
         .args(["plot"])
@@ -312,19 +366,19 @@ fn no_charts_leaves_only_the_data_files() {
     assert!(sweep.join("scenario.toml").is_file(), "the sweep keeps its base scenario for the report");
 }
 
-#[test]
-fn the_report_opens_in_headless_chromium() {
-    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
+/// Headless Chromium, if installed.
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
         .find(|c| std::process::Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
-    else {
-        eprintln!("SKIPPED the_report_opens_in_headless_chromium: no chromium (apt-get install -y chromium)");
-        return;
-    };
-    let (_, run, _) = fixtures();
+}
+
+/// A 1200 × 6000 screenshot of `page` in headless Chromium: (width, height, pixels).
+/// With `BURSTSIM_SCREENSHOT_DIR` set, the PNG is also copied there as `name`, to look at.
+fn screenshot(chromium: &str, page: &Path, name: &str) -> (u32, u32, Vec<u8>) {
     let profile = tempfile::tempdir().unwrap();
-    let shot = std::env::var_os("BURSTSIM_KEEP_SCREENSHOT").map_or_else(|| profile.path().join("shot.png"), std::path::PathBuf::from);
-    let url = format!("file://{}", std::fs::canonicalize(run.join("report.html")).unwrap().display());
+    let shot = profile.path().join("shot.png");
+    let url = format!("file://{}", std::fs::canonicalize(page).unwrap().display());
     let out = std::process::Command::new(chromium)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
         .args(["--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"])
@@ -333,11 +387,46 @@ fn the_report_opens_in_headless_chromium() {
         .args(["--window-size=1200,6000", &url])
         .output()
         .unwrap();
-    assert!(shot.is_file(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
-    let (w, h, px) = read_png(&shot);
-    assert_eq!((w, h), (1200, 6000));
+    assert!(shot.is_file(), "no screenshot of {}: {}", page.display(), String::from_utf8_lossy(&out.stderr));
+    if let Some(keep) = std::env::var_os("BURSTSIM_SCREENSHOT_DIR") {
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::copy(&shot, Path::new(&keep).join(name)).unwrap();
+    }
+    read_png(&shot)
+}
+
+/// Pixels dark enough to be text or table lines, and pixels of a clear colour (charts).
+fn ink_and_colour(px: &[u8]) -> (usize, usize) {
     let dark = px.chunks(3).filter(|p| p.iter().all(|&c| c < 100)).count();
     let coloured = px.chunks(3).filter(|p| p.iter().max().unwrap() - p.iter().min().unwrap() > 80).count();
-    assert!(dark > 5_000, "text and table lines are visible ({dark} dark pixels)");
-    assert!(coloured > 5_000, "the charts' colours are visible ({coloured} coloured pixels)");
+    (dark, coloured)
+}
+
+#[test]
+fn the_english_and_chinese_reports_render_in_headless_chromium() {
+    let Some(chromium) = chromium() else {
+        eprintln!(
+            "SKIPPED the_english_and_chinese_reports_render_in_headless_chromium: no chromium (apt-get install -y chromium)"
+        );
+        return;
+    };
+    let (_, run, _) = fixtures();
+    let dir = copy_of(run);
+    plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    let (w, h, en) = screenshot(chromium, &dir.path().join("report.html"), "report-en.png");
+    assert_eq!((w, h), (1200, 6000));
+    let (dark, coloured) = ink_and_colour(&en);
+    assert!(dark > 5_000, "English: text and table lines are visible ({dark} dark pixels)");
+    assert!(coloured > 5_000, "English: the charts' colours are visible ({coloured} coloured pixels)");
+    let (w, h, zh) = screenshot(chromium, &dir.path().join("report.zh.html"), "report-zh.png");
+    assert_eq!((w, h), (1200, 6000));
+    let (dark, coloured) = ink_and_colour(&zh);
+    assert!(dark > 5_000, "Chinese: text and table lines are visible ({dark} dark pixels)");
+    assert!(coloured > 5_000, "Chinese: the charts' colours are visible ({coloured} coloured pixels)");
+    assert_ne!(en, zh, "the two languages render differently");
+    // The Chinese title at the top is drawn with glyphs (the embedded font), not left
+    // blank: the first 120 rows hold text ink.
+    let top = &zh[..1200 * 3 * 120];
+    assert!(top.chunks(3).filter(|p| p.iter().all(|&c| c < 100)).count() > 300, "the Chinese heading is drawn");
 }

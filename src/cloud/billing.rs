@@ -1,8 +1,8 @@
 //! Pure billing arithmetic: granularity round-up, minimum charges, storage, monthly rent.
 //! No state and no randomness, so every rule is testable on its own.
 
-use crate::scenario::Offer;
 use crate::date::{Clock, days_in_month};
+use crate::scenario::Offer;
 use crate::units::{DAY, HOUR, SimTime};
 
 /// Seconds charged for a session of `duration` seconds: rounded up to the granularity,
@@ -45,6 +45,57 @@ pub fn monthly_rent_by_day(offer: &Offer, clock: Clock, window: SimTime) -> Vec<
         .collect()
 }
 
+/// Monthly rent in CNY for each day of the measured window of an offer rented only
+/// during `rented` (`[start, end)` clock intervals, sorted and disjoint: the months of
+/// `rent_months`, or rentals started when needed), pro rata by day of the calendar
+/// month as [`monthly_rent_by_day`]. Rent for time after the window (a rental started
+/// in it that runs on past its end) is added to the last day, so a rental started in the
+/// window is paid in full; rent before the window (in the warm-up) is not counted.
+///
+/// ```text
+/// 8 GPUs rented April and May 2027 at P per GPU-month: 8 × P × (30/30 + 31/31)
+/// ```
+pub fn rent_by_day(offer: &Offer, clock: Clock, window: SimTime, rented: &[(SimTime, SimTime)]) -> Vec<f64> {
+    let per_month = f64::from(offer.capacity.unwrap_or(0)) * offer.price_per_gpu_month_cny;
+    let (start, end) = (clock.warmup, clock.warmup + window);
+    // Rent of the clock span [a, b) (a ≥ the window's start), day by day of the
+    // calendar (days begin at the start date's midnight plus whole days).
+    let between = |a: SimTime, b: SimTime| -> f64 {
+        let mut sum = 0.0;
+        let mut t = a;
+        while t < b {
+            let day_end = start + ((t - start) / DAY + 1) * DAY;
+            let date = clock.date_at(t);
+            let covered = (b.min(day_end) - t) as f64 / DAY as f64;
+            sum += per_month * covered / f64::from(days_in_month(date.year(), date.month()));
+            t = day_end;
+        }
+        sum
+    };
+    let days = window.div_ceil(DAY) as usize;
+    let mut out = vec![0.0; days];
+    // Rentals beginning after the window are not in its bill.
+    for &(a, b) in rented.iter().filter(|r| r.0 < end) {
+        let (a, b) = (a.max(start), b);
+        if b <= a {
+            continue;
+        }
+        let mut t = a;
+        while t < b.min(end) {
+            let day = ((t - start) / DAY) as usize;
+            let day_end = (start + (day as SimTime + 1) * DAY).min(end);
+            out[day] += between(t, b.min(day_end));
+            t = day_end;
+        }
+        if b > end
+            && let Some(last) = out.last_mut()
+        {
+            *last += between(a.max(end), b);
+        }
+    }
+    out
+}
+
 /// Monthly rent in CNY for an offer over the measured window (the sum of
 /// [`monthly_rent_by_day`]).
 pub fn monthly_rent(offer: &Offer, clock: Clock, window: SimTime) -> f64 {
@@ -68,6 +119,8 @@ mod tests {
             price_per_gpu_hour_cny: price,
             price_per_gpu_month_cny: 0.0,
             capacity: None,
+            rentals: None,
+            min_term: 30 * DAY,
             granularity,
             minimum_charge: minimum,
             startup_minutes: DistSpec::fixed(0.0).sampler().unwrap(),
@@ -116,6 +169,42 @@ mod tests {
         let o = offer(1, 0, 1.0);
         assert_eq!(storage_charge(&o, 5.0, DAY), 0.0);
         assert!((storage_charge(&o, 30.0, 2 * DAY) - 20.0 * 2.0 * 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rent_for_chosen_months_is_paid_for_those_months_only() {
+        use crate::date::Date;
+        let mut o = offer(1, 0, 0.0);
+        o.billing = BillingMode::Monthly;
+        o.capacity = Some(8);
+        o.price_per_gpu_month_cny = 9000.0;
+        // The academic year from 1 September 2026, with a 14-day warm-up before it.
+        let clock = Clock { start: Date::parse("2026-09-01").unwrap(), warmup: 14 * DAY };
+        let at = |d: &str| clock.seconds_of(Date::parse(d).unwrap()) as SimTime;
+        // April and May 2027: 8 × 9000 × (30/30 + 31/31) = 144,000.
+        let by_day = rent_by_day(&o, clock, 365 * DAY, &[(at("2027-04-01"), at("2027-06-01"))]);
+        let total: f64 = by_day.iter().sum();
+        assert!((total - 8.0 * 9000.0 * (30.0 / 30.0 + 31.0 / 31.0)).abs() < 1e-6, "{total}");
+        // Nothing is paid outside the rented months.
+        let april_first = (at("2027-04-01") - clock.warmup) / DAY;
+        let june_first = (at("2027-06-01") - clock.warmup) / DAY;
+        for (d, r) in by_day.iter().enumerate() {
+            assert_eq!(*r > 0.0, (april_first..june_first).contains(&(d as SimTime)), "day {d}");
+        }
+        // A 30-day term from 15 April: 16 days of April (16/30) and 14 of May (14/31).
+        let term = rent_by_day(&o, clock, 365 * DAY, &[(at("2027-04-15"), at("2027-05-15"))]);
+        let want = 8.0 * 9000.0 * (16.0 / 30.0 + 14.0 / 31.0);
+        assert!((term.iter().sum::<f64>() - want).abs() < 1e-6);
+        // A term running past the window's end is paid in full, on the last day; the
+        // warm-up part of a rental is not in the window's bill.
+        let late = rent_by_day(&o, clock, 365 * DAY, &[(at("2027-08-17"), at("2027-09-16"))]);
+        let want = 8.0 * 9000.0 * (15.0 / 31.0 + 15.0 / 30.0);
+        assert!((late.iter().sum::<f64>() - want).abs() < 1e-6 && late[364] > late[363]);
+        let early = rent_by_day(&o, clock, 365 * DAY, &[(0, at("2026-09-02"))]);
+        assert!((early.iter().sum::<f64>() - 8.0 * 9000.0 / 30.0).abs() < 1e-6);
+        // The whole window as one interval is the whole-window rent.
+        let whole = rent_by_day(&o, clock, 365 * DAY, &[(clock.warmup, clock.warmup + 365 * DAY)]);
+        assert!((whole.iter().sum::<f64>() - monthly_rent(&o, clock, 365 * DAY)).abs() < 1e-6);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Events are ordered by the key `(time, class, seq)`:
 //! - `time`: whole seconds on the clock;
 //! - `class`: at the same second, events that *free* resources come first (job ends),
-//!   then maintenance ends, then policy timers (overflow timeouts, end of debugging),
+//!   then maintenance ends and rentals starting or ending, then policy timers (overflow timeouts, end of debugging),
 //!   so a timer sees the state after everything that freed GPUs at that second; new
 //!   submissions are handled after all of these (they come from the sorted job stream,
 //!   not from this queue), and the campus scheduler runs once at the end of the second;
@@ -32,6 +32,10 @@ pub enum Event {
     Timeout(u32),
     /// The horizon: arrivals have stopped; snapshot the backlog.
     Horizon,
+    /// A rental of a monthly offer (index) begins: its GPUs exist from now.
+    RentalStart(u16),
+    /// A rental of a monthly offer (index) ends: it has no GPUs from now.
+    RentalEnd(u16),
     /// The campus asked to be scheduled now (a backfill tick, a priority recomputation);
     /// the scheduler runs at the end of every second that has an event anyway.
     CampusTick,
@@ -42,7 +46,7 @@ impl Event {
     fn class(self) -> u8 {
         match self {
             Event::CampusEnd(_) | Event::CloudEnd(_) => 0,
-            Event::MaintenanceEnd => 1,
+            Event::MaintenanceEnd | Event::RentalStart(_) | Event::RentalEnd(_) => 1,
             Event::DebugDone(_) | Event::Timeout(_) => 2,
             Event::Horizon | Event::CampusTick => 3,
         }

@@ -14,6 +14,7 @@
 //! SHARD/replications.csv  per replication and policy, every metric (as in a run)
 //! SHARD/daily_sums.csv    policy × day: fixed-point sums of the daily series
 //! SHARD/wait_hist.csv     policy × bin: counts of measured waits
+//! SHARD/class_wait_hist.csv  policy × class × bin: the same per group class
 //! SHARD/class_replications.csv  policy × replication × class: every class metric
 //! ```
 
@@ -90,6 +91,7 @@ pub fn write(dir: &Path, scenario: &Scenario, results: &Results, index: u32, cou
     atomic_write(&dir.join("class_replications.csv"), &out_csv::class_replications_csv(scenario, results))?;
     let mut daily = String::from("policy,day,campus_queue_gpus,campus_busy_gpus,cloud_busy_gpus,cost_cny\n");
     let mut hist = String::from("policy,bin,jobs\n");
+    let mut class_hist = out_csv::CsvBytes::new(["policy", "class", "bin", "jobs"]);
     for (p, policy) in scenario.policies.iter().enumerate() {
         let d = &results.policies[p].daily_sum;
         for day in 0..d.campus_queue_gpus.len() {
@@ -101,9 +103,15 @@ pub fn write(dir: &Path, scenario: &Scenario, results: &Results, index: u32, cou
         for (bin, c) in results.policies[p].wait_hist.iter().enumerate() {
             hist.push_str(&format!("{},{bin},{c}\n", policy.name));
         }
+        for (class, h) in scenario.group.iter().zip(&results.policies[p].class_wait_hist) {
+            for (bin, c) in h.iter().enumerate().filter(|(_, c)| **c > 0) {
+                class_hist.row([policy.name.clone(), class.name.clone(), bin.to_string(), c.to_string()]);
+            }
+        }
     }
     atomic_write(&dir.join("daily_sums.csv"), daily.as_bytes())?;
     atomic_write(&dir.join("wait_hist.csv"), hist.as_bytes())?;
+    atomic_write(&dir.join("class_wait_hist.csv"), &class_hist.finish())?;
     // The manifest last: its presence marks a complete shard.
     atomic_write(&dir.join("shard.toml"), manifest.as_bytes())?;
     Ok(())
@@ -223,6 +231,16 @@ pub fn read(dir: &Path) -> Result<Shard, ShardError> {
         }
         results.policies[p].wait_hist[bin] = row[2].parse().map_err(|_| damaged(&path, "bad count"))?;
     }
+    let path = dir.join("class_wait_hist.csv");
+    for row in csv_rows(&path)?.1 {
+        let p = policy_index(&row[0], &path)?;
+        let c = scenario.group.iter().position(|c| c.name == row[1]).ok_or_else(|| damaged(&path, "unknown class"))?;
+        let bin: usize = row[2].parse().map_err(|_| damaged(&path, "bad bin"))?;
+        if bin >= bins {
+            return Err(damaged(&path, "bin out of range (another burstsim version?)"));
+        }
+        results.policies[p].class_wait_hist[c][bin] = row[3].parse().map_err(|_| damaged(&path, "bad count"))?;
+    }
     Ok(Shard { scenario, hash, index, count, results })
 }
 
@@ -279,6 +297,9 @@ pub fn merge(shards: Vec<Shard>) -> Result<(Scenario, Results), ShardError> {
         for (pr, src) in merged.policies.iter_mut().zip(&s.results.policies) {
             pr.daily_sum.merge(&src.daily_sum);
             pr.wait_hist.iter_mut().zip(&src.wait_hist).for_each(|(a, b)| *a += b);
+            for (acc, h) in pr.class_wait_hist.iter_mut().zip(&src.class_wait_hist) {
+                acc.iter_mut().zip(h).for_each(|(a, b)| *a += b);
+            }
         }
     }
     Ok((scenario, merged))

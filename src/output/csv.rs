@@ -255,22 +255,45 @@ pub fn timeseries_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
 /// replications, as a cumulative share at each bin's upper edge (for CDF charts).
 pub fn waits_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
     let mut w = CsvBytes::new(["policy", "wait_h_at_most", "jobs", "cumulative_share"]);
-    let edges = wait_bin_edges();
     for (p, policy) in scenario.policies.iter().enumerate() {
-        let hist = &results.policies[p].wait_hist;
-        let total: u64 = hist.iter().sum();
-        let mut acc = 0;
-        for (edge, &count) in edges.iter().zip(hist) {
-            acc += count;
-            if count == 0 && acc != total && acc != 0 {
-                continue;
-            }
-            if !edge.is_finite() {
-                continue;
-            }
-            let share = if total == 0 { f64::NAN } else { acc as f64 / total as f64 };
-            w.row([policy.name.clone(), num(*edge), count.to_string(), num(share)]);
+        for row in cdf_rows(&results.policies[p].wait_hist) {
+            w.row(std::iter::once(policy.name.clone()).chain(row));
         }
     }
     w.finish()
+}
+
+/// `class_waits.csv`: as `waits.csv`, per policy and group class (the id; display
+/// names are in `run.toml`).
+pub fn class_waits_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
+    let mut w = CsvBytes::new(["policy", "class", "wait_h_at_most", "jobs", "cumulative_share"]);
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        for (class, hist) in scenario.group.iter().zip(&results.policies[p].class_wait_hist) {
+            for row in cdf_rows(hist) {
+                w.row([policy.name.clone(), class.name.clone()].into_iter().chain(row));
+            }
+        }
+    }
+    w.finish()
+}
+
+/// The rows (wait_h_at_most, jobs, cumulative_share) of a wait histogram: the bins with
+/// jobs, plus the first and last, each at its upper edge.
+fn cdf_rows(hist: &[u64]) -> Vec<[String; 3]> {
+    let edges = wait_bin_edges();
+    let total: u64 = hist.iter().sum();
+    let mut acc = 0;
+    let mut out = Vec::new();
+    for (edge, &count) in edges.iter().zip(hist) {
+        acc += count;
+        if count == 0 && acc != total && acc != 0 {
+            continue;
+        }
+        if !edge.is_finite() {
+            continue;
+        }
+        let share = if total == 0 { f64::NAN } else { acc as f64 / total as f64 };
+        out.push([num(*edge), count.to_string(), num(share)]);
+    }
+    out
 }

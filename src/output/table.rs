@@ -66,6 +66,11 @@ pub fn cost_unit(scenario: &Scenario) -> String {
     }
 }
 
+/// A policy's name in the terminal: its `label` when it has one, else its id.
+fn shown(scenario: &Scenario, policy: &str) -> String {
+    scenario.names.policies.get(policy, crate::plot::Lang::En)
+}
+
 /// The whole table as text.
 pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
     let cost = format!("total cost ({})", cost_unit(scenario));
@@ -78,7 +83,7 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         let g = |m: Metric| s.get(&p.name, m).map(|r| r.summary).expect("every policy is summarised");
         let unstable = s.get(&p.name, Metric::TotalCost).map_or(0, |r| r.unstable_replications);
         rows.push([
-            p.name.clone(),
+            shown(scenario, &p.name),
             money(&g(Metric::TotalCost)),
             pm(&g(Metric::WaitMean), 1.0, 2),
             pm(&g(Metric::WaitP95), 1.0, 2),
@@ -125,7 +130,7 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         let d = |m: Metric| s.paired(&p.name, m).map(|r| r.summary).expect("every policy is paired");
         paired.push_str(&format!(
             "  {}: cost {} {}, mean wait {}, p95 wait {}\n",
-            p.name,
+            shown(scenario, &p.name),
             signed_money(&d(Metric::TotalCost)),
             cost_unit(scenario).trim_start_matches("CNY").replace('/', "per ").trim(),
             signed_hours(&d(Metric::WaitMean)),
@@ -133,6 +138,7 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         ));
     }
     if !paired.is_empty() {
+        let base = shown(scenario, base);
         out.push_str(&format!("\nPaired differences against '{base}' (same simulated years):\n{paired}"));
     }
     out
@@ -212,12 +218,16 @@ pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
     header.extend(["deadline miss (%)".to_string(), "cloud (%)".to_string()]);
     let mut rows = Vec::new();
     for p in &scenario.policies {
-        rows.push(std::iter::once(p.name.clone()).chain(std::iter::repeat_n(String::new(), header.len() - 1)).collect());
+        rows.push(
+            std::iter::once(shown(scenario, &p.name))
+                .chain(std::iter::repeat_n(String::new(), header.len() - 1))
+                .collect(),
+        );
         for class in scenario.class_names() {
             let g = |m: &str| s.class(&p.name, &class, m).map(|r| r.summary);
             let cell = |m: &str, scale: f64, d: usize| g(m).map_or("–".into(), |x| pm(&x, scale, d));
             let mut row = vec![
-                format!("  {class}"),
+                format!("  {}", scenario.names.classes.get(&class, crate::plot::Lang::En)),
                 g("jobs_completed").map_or("–".into(), |x| format!("{:.0}", x.mean)),
                 cell("wait_mean_h", 1.0, 2),
                 cell("wait_p50_h", 1.0, 2),

@@ -172,6 +172,8 @@ pub const PAIRED_COLUMNS: &[&str] = &["policy", "baseline", "metric", "mean_diff
 /// Columns of `timeseries.csv` the charts use.
 pub const TIMESERIES_COLUMNS: &[&str] =
     &["policy", "day", "date", "campus_queue_gpus", "campus_busy_gpus", "cloud_busy_gpus"];
+/// Columns of `class_waits.csv` the charts use.
+pub const CLASS_WAITS_COLUMNS: &[&str] = &["policy", "class", "wait_h_at_most", "cumulative_share"];
 /// Columns of `waits.csv` the charts use.
 pub const WAITS_COLUMNS: &[&str] = &["policy", "wait_h_at_most", "cumulative_share"];
 /// Columns of `sweep.csv` after the parameter columns.
@@ -220,6 +222,12 @@ pub(crate) fn waits(t: &Table) -> Result<Vec<WaitPoint>, PlotError> {
             })
         })
         .collect()
+}
+
+/// Reads `class_waits.csv`: (class, wait point).
+pub(crate) fn class_waits(t: &Table) -> Result<Vec<(String, WaitPoint)>, PlotError> {
+    let points = waits(t)?;
+    Ok((0..t.rows.len()).map(|i| t.text(i, "class").to_string()).zip(points).collect())
 }
 
 /// One replication of one policy: (policy, metric → value).

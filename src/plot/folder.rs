@@ -7,6 +7,7 @@ use super::PlotError;
 use super::data::{self, Day, ManifestHeader, Paired, Recommended, Stat, Table, WaitPoint};
 use crate::date::Date;
 use crate::scenario::Scenario;
+use crate::scenario::labels::DisplayNames;
 
 /// A season drawn as a shaded band, in days from the start date.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +45,10 @@ pub struct RunFolder {
     pub days: Vec<Day>,
     /// `waits.csv`.
     pub waits: Vec<WaitPoint>,
+    /// `class_waits.csv` (optional; older folders have none): (class, wait point).
+    pub class_waits: Vec<(String, WaitPoint)>,
+    /// Display names from `run.toml` (ids when it has none).
+    pub names: DisplayNames,
     /// `run.toml`'s comment header.
     pub header: ManifestHeader,
     /// `run.toml` as a TOML table (for the report's parameters), if readable.
@@ -112,6 +117,8 @@ pub struct SweepFolder {
     pub targets: Vec<crate::target::Target>,
     /// `decisions.csv`, if the sweep had targets.
     pub decisions: Vec<DecisionRow>,
+    /// Display names from `scenario.toml` (ids when it has none).
+    pub names: DisplayNames,
     notes: Vec<String>,
 }
 
@@ -235,6 +242,25 @@ impl Folder {
         }
     }
 
+    /// Display names of the scenario's policies, classes and seasons.
+    pub fn names(&self) -> &DisplayNames {
+        match self {
+            Folder::Run(r) => &r.names,
+            Folder::Sweep(s) => &s.names,
+        }
+    }
+
+    /// The scenario's title in `lang` ([`DisplayNames::title`]): its label, else for
+    /// English its name; `None` for Chinese without a Chinese title.
+    pub fn title(&self, lang: super::Lang) -> Option<String> {
+        let table = match self {
+            Folder::Run(r) => r.table.as_ref(),
+            Folder::Sweep(s) => s.table.as_ref(),
+        };
+        let description = table.and_then(|t| t.get("description")).and_then(|v| v.as_str());
+        self.names().title(self.name(), description, lang)
+    }
+
     /// Things noticed while reading (shown as warnings).
     pub fn notes(&self) -> &[String] {
         match self {
@@ -245,12 +271,14 @@ impl Folder {
 
     /// Every name the charts may draw (policies, seasons, parameters), concatenated, for
     /// choosing a font that covers them.
-    pub fn texts(&self) -> String {
+    pub fn texts(&self, lang: super::Lang) -> String {
         let mut t = String::from(self.name());
+        t.push_str(&self.names().texts(lang));
         match self {
             Folder::Run(r) => {
                 r.policies.iter().for_each(|p| t.push_str(p));
                 r.seasons.iter().for_each(|s| t.push_str(&s.name));
+                r.class_names().iter().for_each(|c| t.push_str(c));
             }
             Folder::Sweep(s) => {
                 s.policies.iter().for_each(|p| t.push_str(p));
@@ -283,6 +311,12 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
     let paired = data::paired(&Table::read(&dir.join("paired.csv"), data::PAIRED_COLUMNS)?)?;
     let days = data::days(&Table::read(&dir.join("timeseries.csv"), data::TIMESERIES_COLUMNS)?)?;
     let waits = data::waits(&Table::read(&dir.join("waits.csv"), data::WAITS_COLUMNS)?)?;
+    let class_waits_path = dir.join("class_waits.csv");
+    let class_waits = if class_waits_path.is_file() {
+        data::class_waits(&Table::read(&class_waits_path, data::CLASS_WAITS_COLUMNS)?)?
+    } else {
+        Vec::new()
+    };
     let reps_path = dir.join("replications.csv");
     let mut notes = Vec::new();
     let replications = if reps_path.is_file() {
@@ -320,6 +354,7 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
             .push(format!("'{}' is missing: charts show no seasons and the report no parameters", manifest.display())),
     }
     let name = scenario.as_ref().map(|s| s.name.clone()).unwrap_or_else(|| dir_name(dir));
+    let names = table.as_ref().map(DisplayNames::from_table).unwrap_or_default();
     let start =
         scenario.as_ref().map(|s| s.start_date).or_else(|| days.first().and_then(|d| Date::parse(&d.date).ok()));
     let seasons = scenario.as_ref().map(seasons_of).unwrap_or_default();
@@ -329,7 +364,12 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
         .map(|s| {
             // Days from the start date (the warm-up before it is not charted).
             let day = |t: u64| (t as f64 - s.warmup as f64) / 86_400.0;
-            s.campus.maintenance.iter().filter(|&&(_, b)| b > s.warmup).map(|&(a, b)| (day(a).max(0.0), day(b))).collect()
+            s.campus
+                .maintenance
+                .iter()
+                .filter(|&&(_, b)| b > s.warmup)
+                .map(|&(a, b)| (day(a).max(0.0), day(b)))
+                .collect()
         })
         .unwrap_or_default();
     Ok(RunFolder {
@@ -342,6 +382,8 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
         replications,
         days,
         waits,
+        class_waits,
+        names,
         header,
         table,
         start,
@@ -412,6 +454,7 @@ fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
     let (axes, targets) = sweep_manifest(dir, &params, &mut notes);
     let decisions_path = dir.join("decisions.csv");
     let decisions = if decisions_path.is_file() { decision_rows(&decisions_path)? } else { Vec::new() };
+    let names = table.as_ref().map(DisplayNames::from_table).unwrap_or_default();
     Ok(SweepFolder {
         dir: dir.to_path_buf(),
         name,
@@ -424,6 +467,7 @@ fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
         axes,
         targets,
         decisions,
+        names,
         notes,
     })
 }

@@ -288,6 +288,30 @@ mod tests {
     }
 
     #[test]
+    fn every_label_of_the_shipped_scenarios_renders_with_the_bundled_fonts() {
+        use crate::scenario::labels::DisplayNames;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let table: toml::Table = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let names = DisplayNames::from_table(&table);
+            let zh = names.texts(Lang::Zh);
+            assert!(zh.chars().any(|c| c > '\u{2E80}'), "{} has Chinese labels", path.display());
+            let missing = missing_chars(NOTO_SC_SUBSET, &needed_chars(&(zh + &names.texts(Lang::En))));
+            assert!(missing.is_empty(), "{}: the bundled font lacks {missing:?}", path.display());
+            // And the font chooser picks the bundled subset for them, with no warning.
+            let (f, w) = choose(&names.texts(Lang::Zh), Lang::Zh, None, &[]).unwrap();
+            assert!(f.is_bundled_cjk && w.is_empty(), "{}: {w:?}", path.display());
+            checked += 1;
+        }
+        assert!(checked >= 5, "{checked} scenarios checked");
+    }
+
+    #[test]
     fn dejavu_has_no_chinese_so_chinese_text_picks_the_subset() {
         assert_eq!(missing_chars(DEJAVU_SANS, &['成', '本']), vec!['成', '本']);
         let (f, w) = choose("Total 成本 (CNY)", Lang::En, None, &[]).unwrap();

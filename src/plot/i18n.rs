@@ -81,6 +81,10 @@ labels! {
     CostVsWaitTitle => "Cost vs 95th-percentile wait", "总成本与第95百分位等待时间";
     WaitCdfTitle => "How long jobs wait", "作业等待时间分布";
     CostBreakdownTitle => "Cost by component", "成本构成";
+    ClassWaitCdfTitle => "How long jobs wait, by job class", "各类作业的等待时间分布";
+    MainRuns => "main runs", "主训练任务";
+    NoteClassCdf => "Each panel: share of the class's jobs (%) that waited at most the time on the log axis; all replications pooled.",
+        "每个子图：该类作业中等待不超过横轴时间（对数刻度）的比例（%）；汇总全部重复。";
     CampusTitle => "Campus queue and busy GPUs over time", "校内集群排队与在用GPU随时间变化";
     MonthlyTitle => "Monthly GPU use", "每月GPU使用情况";
     SweepTitle => "{} against {}", "{}随{}的变化";
@@ -175,8 +179,9 @@ labels! {
     // Results by job class (report).
     ClassHeading => "Results by job class (mean ± 95% CI half-width)", "按作业类型的结果（平均值 ± 95%置信区间半宽）";
     ClassNote => "Jobs per measured window; waits count every queueing stretch. \"{}\" is every job of the group together.",
-        "作业数为统计期内的作业数；等待时间包括每一段排队。“{}”为本组全部作业。";
+        "作业数为统计期内的作业数；等待时间包括每一段排队。“{}”一行汇总本组全部作业。";
     Class => "Class", "作业类型";
+    AllClasses => "(all classes)", "全部作业";
     Jobs => "Jobs", "作业数";
     WaitOver => "Wait > {} h (%)", "等待超过{}小时（%）";
     // Methods, assumptions and limitations (report).
@@ -193,6 +198,7 @@ labels! {
     AxisThresholdOf => "Overflow threshold of {} (h)", "{}的溢出阈值（小时）";
     AxisBudget => "Budget cap of {} (CNY)", "{}的预算上限（元）";
     AxisMonthlyGpus => "Monthly GPUs rented ({})", "包月租用的GPU数（{}）";
+    AxisRentMonths => "Months {} is rented", "{}的包月租用月份";
     AxisHourlyPrice => "Hourly price of {} (CNY per GPU-hour)", "{}的按小时价格（元/GPU小时）";
     AxisMonthlyPrice => "Monthly price of {} (CNY per GPU-month)", "{}的包月价格（元/GPU月）";
     AxisCapacity => "Cloud capacity of {} (GPUs)", "{}的云端容量（GPU数）";

@@ -6,6 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::Chart;
+use super::data::WaitPoint;
 use super::folder::RunFolder;
 use super::i18n::{L, fill};
 use super::theme::{
@@ -135,7 +136,9 @@ impl Chart for CostVsWait<'_> {
         // Names next to the points, avoiding each other and the points.
         let font = th.font(0.8);
         let (px_x, px_y) = plot.get_pixel_range();
-        for &(i, name, x, y) in &pts {
+        for &(i, id, x, y) in &pts {
+            let name = th.policy(id);
+            let name = name.as_str();
             let c = abs((x.mean, y.mean));
             let (w, h) = root.estimate_text_size(name, &font).s()?;
             let (w, h) = (w as i32, h as i32);
@@ -198,62 +201,152 @@ impl Chart for WaitCdf<'_> {
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
         let run = self.run;
-        let x0 = (1.0f64 / 60.0).log10();
-        // The axis ends where every policy has (almost) all its jobs, at least at 6 h.
-        let mut end_h: f64 = 6.0;
-        for p in &run.policies {
-            let first_full = run
-                .waits
-                .iter()
-                .filter(|w| &w.policy == p && w.wait_h.is_finite())
-                .find(|w| w.share >= 0.999)
-                .map(|w| w.wait_h);
-            let last = run
-                .waits
-                .iter()
-                .filter(|w| &w.policy == p && w.wait_h.is_finite())
-                .map(|w| w.wait_h)
-                .fold(0.0, f64::max);
-            end_h = end_h.max(first_full.unwrap_or(last) * 1.3);
-        }
-        let x1 = end_h.min(24.0 * 60.0).log10();
-        let ticks: Vec<f64> = WAIT_TICKS.iter().map(|t| t.0.log10()).filter(|&v| v >= x0 - 1e-9 && v <= x1).collect();
-        let zh = th.lang == super::i18n::Lang::Zh;
-        let xf = move |v: f64| {
-            let (h, en) = WAIT_TICKS
-                .iter()
-                .min_by(|a, b| (a.0.log10() - v).abs().total_cmp(&(b.0.log10() - v).abs()))
-                .expect("ticks");
-            if zh { zh_duration(*h) } else { (*en).to_string() }
-        };
-        let yf = |v: f64| format!("{v:.0}%");
+        let series: Vec<Vec<&WaitPoint>> =
+            run.policies.iter().map(|p| run.waits.iter().filter(|w| &w.policy == p).collect()).collect();
+        let x1 = cdf_end(&series);
         let legend = th.policy_legend(&run.policies);
         let area = th.frame(root, &self.caption(th), &legend, th.t(L::NoteCdf))?;
-        let mut y_spec = AxisSpec::linear(0.0, 100.0, 5, th.t(L::ShareAxis), &yf);
-        y_spec.ticks = vec![0.0, 25.0, 50.0, 75.0, 95.0, 100.0];
-        let chart = th.axes(&area, &AxisSpec::with_ticks(x0, x1, ticks, th.t(L::WaitAxis), &xf), &y_spec)?;
-        let plot = chart.plotting_area();
-        for (i, p) in run.policies.iter().enumerate() {
-            let mut line: Vec<(f64, f64)> = Vec::new();
-            for w in run.waits.iter().filter(|w| &w.policy == p && w.share.is_finite() && w.wait_h.is_finite()) {
-                let x = if w.wait_h > 0.0 { w.wait_h.log10().max(x0) } else { x0 };
-                if x > x1 {
-                    break;
-                }
-                if let Some(last) = line.last_mut().filter(|l| l.0 == x) {
-                    last.1 = w.share * 100.0;
-                } else {
-                    line.push((x, w.share * 100.0));
-                }
+        cdf_panel(
+            &area,
+            th,
+            &series,
+            x1,
+            th.t(L::WaitAxis),
+            th.t(L::ShareAxis),
+            th.px(0.14).max(th.lw(2) as i32) as u32,
+        )
+    }
+}
+
+/// The share of each job class's jobs that waited at most x hours, one panel per class
+/// of the group (the scenario's order), one line per policy: the wait of the big
+/// training runs is what a PI quotes, and the pooled CDF hides it. Classes a
+/// `guide-hybrid` policy treats as main runs are marked in their panel's title.
+pub struct ClassWaitCdf<'a> {
+    /// The run.
+    pub run: &'a RunFolder,
+}
+
+impl ClassWaitCdf<'_> {
+    /// The classes of `class_waits.csv`, in file order (the scenario's).
+    fn classes(&self) -> Vec<String> {
+        super::data::policy_order(self.run.class_waits.iter().map(|(c, _)| c.as_str()))
+    }
+
+    /// Classes named in some policy's `main_classes` (from `run.toml`).
+    fn main_classes(&self) -> Vec<String> {
+        let policies = self.run.table.as_ref().and_then(|t| t.get("policies")).and_then(|v| v.as_array());
+        policies
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.get("main_classes").and_then(|v| v.as_array()))
+            .flatten()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect()
+    }
+}
+
+impl Chart for ClassWaitCdf<'_> {
+    fn name(&self) -> String {
+        "class_wait_cdf".into()
+    }
+
+    fn caption(&self, th: &Theme) -> String {
+        th.t(L::ClassWaitCdfTitle).into()
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
+        let run = self.run;
+        let classes = self.classes();
+        let main = self.main_classes();
+        let series_of = |class: &str| -> Vec<Vec<&WaitPoint>> {
+            run.policies
+                .iter()
+                .map(|p| run.class_waits.iter().filter(|(c, w)| c == class && &w.policy == p).map(|(_, w)| w).collect())
+                .collect()
+        };
+        let all: Vec<Vec<Vec<&WaitPoint>>> = classes.iter().map(|c| series_of(c)).collect();
+        // One x range for every panel, so the classes compare at a glance.
+        let x1 = all.iter().map(|s| cdf_end(s)).fold(cdf_end(&[]), f64::max);
+        let legend = th.policy_legend(&run.policies);
+        let area = th.frame(root, &self.caption(th), &legend, th.t(L::NoteClassCdf))?;
+        let cols = if classes.len() <= 2 { classes.len().max(1) } else { 2 };
+        let rows = classes.len().div_ceil(cols).max(1);
+        let panels = area.split_evenly((rows, cols));
+        for ((class, series), panel) in classes.iter().zip(&all).zip(panels) {
+            let (head, body) = panel.split_vertically(th.px(1.6));
+            let is_main = main.contains(class);
+            let mut title = th.class(class);
+            if is_main {
+                title = format!("{title} — {}", th.t(L::MainRuns));
             }
-            if let Some(&(_, y)) = line.last() {
-                line.push((x1, y));
-            }
-            plot.draw(&PathElement::new(line, policy_colour(i).stroke_width(th.px(0.14).max(th.lw(2) as i32) as u32)))
-                .s()?;
+            let style = th.font(if is_main { 1.0 } else { 0.9 }).pos(Pos::new(HPos::Center, VPos::Center));
+            let w = head.dim_in_pixel().0 as i32;
+            head.draw_text(&title, &style, (w / 2, th.px(0.9))).s()?;
+            cdf_panel(&body, th, series, x1, "", "", th.px(0.1).max(th.lw(2) as i32) as u32)?;
         }
         Ok(())
     }
+}
+
+/// Where a CDF chart's log wait axis ends (log10 hours): where every series has (almost)
+/// all its jobs, at least at 6 h and at most 60 days.
+fn cdf_end(series: &[Vec<&WaitPoint>]) -> f64 {
+    let mut end_h: f64 = 6.0;
+    for s in series {
+        let finite = || s.iter().filter(|w| w.wait_h.is_finite());
+        let first_full = finite().find(|w| w.share >= 0.999).map(|w| w.wait_h);
+        let last = finite().map(|w| w.wait_h).fold(0.0, f64::max);
+        end_h = end_h.max(first_full.unwrap_or(last) * 1.3);
+    }
+    end_h.min(24.0 * 60.0).log10()
+}
+
+/// Draws CDF lines (one per policy, in policy colours) on `area` with a log wait axis
+/// from 1 minute to `x1` (log10 hours) and a 0–100% share axis.
+fn cdf_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    th: &Theme,
+    series: &[Vec<&WaitPoint>],
+    x1: f64,
+    x_desc: &str,
+    y_desc: &str,
+    width: u32,
+) -> Result<(), String> {
+    let x0 = (1.0f64 / 60.0).log10();
+    let ticks: Vec<f64> = WAIT_TICKS.iter().map(|t| t.0.log10()).filter(|&v| v >= x0 - 1e-9 && v <= x1).collect();
+    let zh = th.lang == super::i18n::Lang::Zh;
+    let xf = move |v: f64| {
+        let (h, en) = WAIT_TICKS
+            .iter()
+            .min_by(|a, b| (a.0.log10() - v).abs().total_cmp(&(b.0.log10() - v).abs()))
+            .expect("ticks");
+        if zh { zh_duration(*h) } else { (*en).to_string() }
+    };
+    let yf = |v: f64| format!("{v:.0}%");
+    let mut y_spec = AxisSpec::linear(0.0, 100.0, 5, y_desc, &yf);
+    y_spec.ticks = vec![0.0, 25.0, 50.0, 75.0, 95.0, 100.0];
+    let chart = th.axes(area, &AxisSpec::with_ticks(x0, x1, ticks, x_desc, &xf), &y_spec)?;
+    let plot = chart.plotting_area();
+    for (i, points) in series.iter().enumerate() {
+        let mut line: Vec<(f64, f64)> = Vec::new();
+        for w in points.iter().filter(|w| w.share.is_finite() && w.wait_h.is_finite()) {
+            let x = if w.wait_h > 0.0 { w.wait_h.log10().max(x0) } else { x0 };
+            if x > x1 {
+                break;
+            }
+            if let Some(last) = line.last_mut().filter(|l| l.0 == x) {
+                last.1 = w.share * 100.0;
+            } else {
+                line.push((x, w.share * 100.0));
+            }
+        }
+        if let Some(&(_, y)) = line.last() {
+            line.push((x1, y));
+        }
+        plot.draw(&PathElement::new(line, policy_colour(i).stroke_width(width))).s()?;
+    }
+    Ok(())
 }
 
 fn zh_duration(h: f64) -> String {
@@ -307,7 +400,7 @@ impl Chart for CostBreakdown<'_> {
             COMPONENTS.iter().map(|(_, l, c)| (th.t(*l).to_string(), Mark::Swatch(c.to_rgba()))).collect();
         let reps = run.replications_count().to_string();
         let area = th.frame(root, &self.caption(th), &legend, &fill(th.t(L::NoteRun), &[&reps]))?;
-        let names = run.policies.clone();
+        let names: Vec<String> = run.policies.iter().map(|p| th.policy(p)).collect();
         let yf = move |v: f64| {
             let k = v.round() as i64;
             if (0..n as i64).contains(&k) { names[n - 1 - k as usize].clone() } else { String::new() }

@@ -15,12 +15,13 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::Chart;
 use super::data::Stat;
-use super::folder::{AxisMeta, SweepFolder};
+use super::folder::{AxisMeta, DecisionRow, SweepFolder};
 use super::i18n::{L, Lang, fill};
 use super::theme::{
     AxisSpec, INK, Mark, PALETTE, Textual, Theme, dashed, decimals_for, fmt_num, nice_ticks, padded, policy_colour,
     tick,
 };
+use crate::scenario::labels::DisplayNames;
 use crate::sweep::Role;
 
 /// The headline metrics, one line chart each.
@@ -61,8 +62,12 @@ fn facets(sweep: &SweepFolder, from: usize) -> Vec<Vec<String>> {
     out
 }
 
-fn facet_title(sweep: &SweepFolder, from: usize, values: &[String]) -> String {
-    sweep.params[from..].iter().zip(values).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+fn facet_title(sweep: &SweepFolder, from: usize, values: &[String], lang: Lang) -> String {
+    (from..sweep.params.len())
+        .zip(values)
+        .map(|(i, v)| format!("{} = {v}", param_label(sweep, i, lang)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Splits `area` into a grid of `n` panels.
@@ -85,6 +90,12 @@ fn is_recommended(sweep: &SweepFolder, policy: &str, values: &[String]) -> bool 
 /// a known key pattern (`policies.overflow.threshold_hours` → "Overflow threshold (h)"),
 /// else the key's last part in words with the unit its suffix names.
 pub fn axis_label(key: &str, meta: Option<&AxisMeta>, lang: Lang) -> String {
+    axis_label_named(key, meta, lang, &DisplayNames::default())
+}
+
+/// As [`axis_label`], with the policies, classes and seasons in the key called by their
+/// display names.
+pub fn axis_label_named(key: &str, meta: Option<&AxisMeta>, lang: Lang, names: &DisplayNames) -> String {
     if let Some(m) = meta {
         let given = if lang == Lang::Zh { m.label_zh.as_ref().or(m.label.as_ref()) } else { m.label.as_ref() };
         if let Some(l) = given {
@@ -93,18 +104,22 @@ pub fn axis_label(key: &str, meta: Option<&AxisMeta>, lang: Lang) -> String {
     }
     let t = |l: L| l.get(lang);
     let parts: Vec<&str> = key.split('.').collect();
+    let policy = |id: &str| names.policies.get(id, lang);
+    let season = |id: &str| names.seasons.get(id, lang);
+    let class = |id: &str| names.classes.get(id, lang);
     match parts.as_slice() {
         ["policies", "overflow", "threshold_hours"] => t(L::AxisThreshold).to_string(),
-        ["policies", name, "threshold_hours"] => fill(t(L::AxisThresholdOf), &[name]),
-        ["policies", name, "budget", "cap_cny"] => fill(t(L::AxisBudget), &[name]),
+        ["policies", name, "threshold_hours"] => fill(t(L::AxisThresholdOf), &[&policy(name)]),
+        ["policies", name, "budget", "cap_cny"] => fill(t(L::AxisBudget), &[&policy(name)]),
+        ["cloud", "offers", name, "rent_months"] => fill(t(L::AxisRentMonths), &[name]),
         ["cloud", "offers", name, "gpus"] => fill(t(L::AxisMonthlyGpus), &[name]),
         ["cloud", "offers", name, "price_per_gpu_hour_cny"] => fill(t(L::AxisHourlyPrice), &[name]),
         ["cloud", "offers", name, "price_per_gpu_month_cny"] => fill(t(L::AxisMonthlyPrice), &[name]),
         ["cloud", "offers", name, "capacity_gpus"] => fill(t(L::AxisCapacity), &[name]),
-        ["background", "seasons", name, "multiplier"] => fill(t(L::AxisSeason), &[name]),
-        ["workload", "seasons", name, "multiplier"] => fill(t(L::AxisOwnSeason), &[name]),
+        ["background", "seasons", name, "multiplier"] => fill(t(L::AxisSeason), &[&season(name)]),
+        ["workload", "seasons", name, "multiplier"] => fill(t(L::AxisOwnSeason), &[&season(name)]),
         ["background", "offered_load" | "offered_load_outside_seasons"] => t(L::AxisOfferedLoad).to_string(),
-        ["workload", "classes", name, "jobs_per_week"] => fill(t(L::AxisJobsPerWeek), &[name]),
+        ["workload", "classes", name, "jobs_per_week"] => fill(t(L::AxisJobsPerWeek), &[&class(name)]),
         ["campus", "gpus"] => t(L::AxisCampusGpus).to_string(),
         ["campus", "group_gpu_limit"] => t(L::AxisGroupLimit).to_string(),
         ["campus", "price_per_gpu_hour_cny"] => t(L::AxisCampusPrice).to_string(),
@@ -146,7 +161,16 @@ fn readable_key(parts: &[&str], lang: Lang) -> String {
 
 /// The label of parameter `i` of a sweep.
 fn param_label(sw: &SweepFolder, i: usize, lang: Lang) -> String {
-    axis_label(&sw.params[i], sw.axes.get(i), lang)
+    axis_label_named(&sw.params[i], sw.axes.get(i), lang, &sw.names)
+}
+
+/// A decision's label with its policy called by its display name (`decisions.csv`
+/// labels start with the policy id).
+fn decision_text(th: &Theme, d: &DecisionRow) -> String {
+    match d.decision.strip_prefix(d.policy.as_str()) {
+        Some(rest) if !d.policy.is_empty() => format!("{}{rest}", th.policy(&d.policy)),
+        _ => d.decision.clone(),
+    }
 }
 
 /// The parameter along the x axis of the line charts: the decision with the most values
@@ -176,9 +200,13 @@ fn facets_except(sweep: &SweepFolder, x: usize) -> Vec<Vec<String>> {
     out
 }
 
-fn facet_title_except(sweep: &SweepFolder, x: usize, values: &[String]) -> String {
-    let keys: Vec<&String> = sweep.params.iter().enumerate().filter(|(i, _)| *i != x).map(|(_, k)| k).collect();
-    keys.iter().zip(values).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+fn facet_title_except(sweep: &SweepFolder, x: usize, values: &[String], lang: Lang) -> String {
+    let keys: Vec<usize> = (0..sweep.params.len()).filter(|i| *i != x).collect();
+    keys.iter()
+        .zip(values)
+        .map(|(&i, v)| format!("{} = {v}", param_label(sweep, i, lang)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether a wait metric's means spread over more than 20× (then drawn on a log scale).
@@ -341,7 +369,7 @@ impl Chart for MetricLines<'_> {
                 let (head, rest) = panel.split_vertically(th.px(1.4));
                 let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
                 let w = head.dim_in_pixel().0 as i32;
-                head.draw_text(&facet_title_except(sw, x, facet), &style, (w / 2, th.px(0.8))).s()?;
+                head.draw_text(&facet_title_except(sw, x, facet, th.lang), &style, (w / 2, th.px(0.8))).s()?;
                 rest
             } else {
                 panel
@@ -442,7 +470,7 @@ impl Chart for Heatmap<'_> {
     }
 
     fn caption(&self, th: &Theme) -> String {
-        fill(th.t(L::HeatmapTitle), &[th.t(metric_label(self.metric).0), self.policy])
+        fill(th.t(L::HeatmapTitle), &[th.t(metric_label(self.metric).0), &th.policy(self.policy)])
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
@@ -466,8 +494,12 @@ impl Chart for Heatmap<'_> {
             } else {
                 let (head, rest) = panel.split_vertically(th.px(1.4));
                 let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
-                head.draw_text(&facet_title(sw, 2, facet), &style, (head.dim_in_pixel().0 as i32 / 2, th.px(0.8)))
-                    .s()?;
+                head.draw_text(
+                    &facet_title(sw, 2, facet, th.lang),
+                    &style,
+                    (head.dim_in_pixel().0 as i32 / 2, th.px(0.8)),
+                )
+                .s()?;
                 rest
             };
             let (xl, yl) = (param_label(sw, 0, th.lang), param_label(sw, 1, th.lang));
@@ -618,7 +650,10 @@ impl Chart for PolicyMap<'_> {
                 None => (0.0, xs.len().saturating_sub(1) as f64),
             };
             let (x0, x1) = padded(xmin, xmax, 0.12);
-            let mut rows = names.clone();
+            let mut rows: Vec<String> = names
+                .iter()
+                .map(|n| sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, d)))
+                .collect();
             if none_row {
                 rows.push(th.t(L::NoDecision).to_string());
             }
@@ -737,7 +772,7 @@ impl Chart for PolicyMap<'_> {
                 let lines = if d.policy.is_empty() {
                     vec![th.t(L::NoDecision).to_string()]
                 } else {
-                    vec![d.decision.clone(), cost_text(d.cost), shown_text(&d.shown)]
+                    vec![decision_text(th, d), cost_text(d.cost), shown_text(&d.shown)]
                 };
                 for (k, l) in lines.iter().enumerate() {
                     let style = th.font(0.65).pos(Pos::new(HPos::Center, VPos::Center));

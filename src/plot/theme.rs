@@ -19,12 +19,17 @@ pub struct Theme {
     pub height: u32,
     /// Base font size, pixels.
     pub font_px: f64,
-    /// First part of every title (scenario name or `--title`); empty: no title line.
+    /// First part of every title (scenario label or name, or `--title`); empty: the
+    /// caption alone.
     pub prefix: String,
+    /// Whether charts have a title line at all (`--title ""` turns it off).
+    pub titled: bool,
     /// Pixels per output pixel: 1 for SVG, 2 for the supersampled PNG drawing.
     pub scale: f64,
     /// Totals are for one calendar year: cost labels say "CNY/year".
     pub annual: bool,
+    /// Display names of policies, classes and seasons (`label`, `label_zh`).
+    pub names: std::sync::Arc<crate::scenario::labels::DisplayNames>,
 }
 
 /// Colour-blind-safe policy colours (Okabe–Ito, then Tableau), in policy order.
@@ -105,9 +110,14 @@ impl Theme {
         l.per_window(self.annual).get(self.lang)
     }
 
-    /// `prefix: caption`, or `None` when titles are off.
+    /// `prefix: caption` (Chinese `prefix：caption`), the caption alone without a
+    /// prefix, or `None` when titles are off.
     pub fn title(&self, caption: &str) -> Option<String> {
-        if self.prefix.is_empty() { None } else { Some(format!("{}: {caption}", self.prefix)) }
+        match (self.titled, self.prefix.is_empty()) {
+            (false, _) => None,
+            (true, true) => Some(caption.to_string()),
+            (true, false) => Some(format!("{}{}{caption}", self.prefix, self.t(L::Colon))),
+        }
     }
 
     /// Pixels for a multiple of the font size.
@@ -201,9 +211,24 @@ impl Theme {
         Ok(())
     }
 
-    /// The legend entries of the policies, in order.
+    /// The legend entries of the policies, in order, by display name.
     pub fn policy_legend(&self, policies: &[String]) -> Vec<(String, Mark)> {
-        policies.iter().enumerate().map(|(i, p)| (p.clone(), Mark::Series(policy_colour(i)))).collect()
+        policies.iter().enumerate().map(|(i, p)| (self.policy(p), Mark::Series(policy_colour(i)))).collect()
+    }
+
+    /// The display name of a policy in the theme's language (the id without a label).
+    pub fn policy(&self, id: &str) -> String {
+        self.names.policies.get(id, self.lang)
+    }
+
+    /// The display name of a job class.
+    pub fn class(&self, id: &str) -> String {
+        self.names.classes.get(id, self.lang)
+    }
+
+    /// The display name of a season.
+    pub fn season(&self, id: &str) -> String {
+        self.names.seasons.get(id, self.lang)
     }
 }
 

@@ -158,7 +158,7 @@ impl Chart for CampusTimeline<'_> {
             run.seasons.iter().filter(|b| b.start_day < days && b.end_day > 0.0).collect();
         sorted.sort_by(|a, b| a.start_day.total_cmp(&b.start_day));
         for b in sorted {
-            let label = format!("{} ×{}", b.name, b.multiplier);
+            let label = format!("{} ×{}", th.season(&b.name), b.multiplier);
             let x = chart.backend_coord(&(b.start_day.max(0.0), qmax)).0 + th.px(0.15);
             let x = x.max(last_x + th.px(0.75));
             let (w, _) = root.estimate_text_size(&label, &th.font(0.62)).s()?;

@@ -17,6 +17,12 @@ pub struct RawScenario {
     /// One sentence on the question this scenario answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Title of the charts and the report (default: `name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Chinese display name for `--lang zh` (default: `label`; without either, Chinese charts have no scenario prefix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_zh: Option<String>,
     /// Clock, horizon, replications and seed.
     pub simulation: RawSimulation,
     /// The campus cluster.
@@ -335,6 +341,12 @@ pub enum SeasonOverlap {
 pub struct RawSeason {
     /// Name, used in sweep paths (`background.seasons.final-exams.multiplier`) and charts.
     pub name: String,
+    /// Display name in charts, reports and the terminal table (default: the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Chinese display name for `--lang zh` (default: `label`, then the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_zh: Option<String>,
     /// First day: `YYYY-MM-DD`, or `MM-DD` to recur every year.
     pub start: String,
     /// Last day (inclusive), in the same form as `start`.
@@ -513,6 +525,12 @@ pub enum JobKind {
 pub struct RawJobClass {
     /// Name, unique within its list.
     pub name: String,
+    /// Display name in charts, reports and the terminal table (default: the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Chinese display name for `--lang zh` (default: `label`, then the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_zh: Option<String>,
     /// Arrivals per week outside any season.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs_per_week: Option<f64>,
@@ -611,6 +629,18 @@ impl Default for RawSpeed {
     }
 }
 
+/// `rent_months`: month numbers, one month, or a text such as `"4-5"` (a text can be swept).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawMonths {
+    /// `[4, 5]`.
+    List(Vec<i64>),
+    /// `4`.
+    One(i64),
+    /// `"4-5"`, `"11-2"`, `"4+9-10"`, `"all"` or `"none"`.
+    Text(String),
+}
+
 /// Where a job goes when the offer it was sent to has no free GPUs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -646,6 +676,19 @@ pub struct RawOffer {
     /// Monthly offers: GPUs rented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus: Option<u32>,
+    /// Monthly offers: the calendar months rented each year, as numbers (`[4, 5]`) or a
+    /// text of months and ranges (`"4-5"`, `"11-2"` across the new year, `"4+9-10"`).
+    /// The GPUs exist, and rent is paid, only in these months; left out (and no
+    /// `rent_periods`): rented for the whole measured window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rent_months: Option<RawMonths>,
+    /// Monthly offers: rented date ranges (inclusive), besides or instead of `rent_months`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rent_periods: Vec<RawWindow>,
+    /// Monthly offers: the shortest rental, in days, when a policy starts one as it needs
+    /// it (`rent_when_needed`); default 30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_term_days: Option<f64>,
     /// Hourly offers: most GPUs the platform can give at once; none = unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity_gpus: Option<u32>,
@@ -770,6 +813,12 @@ fn default_alerts() -> Vec<f64> {
 pub struct RawPolicy {
     /// Unique name, shown in tables and used in sweep paths.
     pub name: String,
+    /// Display name in charts, reports and the terminal table (default: the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Chinese display name for `--lang zh` (default: `label`, then the id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_zh: Option<String>,
     /// The rule.
     pub kind: PolicyKind,
     /// Cloud offers to use, in order of preference (the first that fits the job).
@@ -810,4 +859,9 @@ pub struct RawPolicy {
     /// A cap on hourly cloud spending.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<RawBudget>,
+    /// `guide-hybrid`: its monthly offers are not rented up front; a rental starts (for
+    /// the offer's `min_term_days`) when a main job is ready after debugging and the
+    /// campus has not started it, and later jobs use the machine until the term ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rent_when_needed: Option<bool>,
 }

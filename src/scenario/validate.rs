@@ -279,7 +279,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         .offers
         .iter()
         .enumerate()
-        .map(|(i, o)| offer(&format!("cloud.offers[{i}]"), o))
+        .map(|(i, o)| offer(&format!("cloud.offers[{i}]"), o, clock, horizon))
         .collect::<Result<Vec<_>>>()?;
 
     let mut raw_policies = raw.policies.clone();
@@ -299,6 +299,9 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             main_classes: vec![],
             when_cloud_full: WhenFull::Wait,
             budget: None,
+            label: None,
+            label_zh: None,
+            rent_when_needed: None,
         });
     }
     unique("policies", raw_policies.iter().map(|p| p.name.as_str()))?;
@@ -339,6 +342,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             ),
         );
     }
+    check_labels(&raw)?;
     let mut resolved = raw.clone();
     resolved.policies = raw_policies;
     resolved.simulation.horizon_days = Some(horizon_days);
@@ -362,8 +366,62 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         offers,
         policies,
         class_metrics: crate::metrics::class::ClassMetricSet { thresholds_h },
+        names: super::labels::DisplayNames::from_raw(&resolved),
         raw: resolved,
     })
+}
+
+/// Longest display name, in characters: longer ones do not fit a legend.
+const MAX_LABEL_CHARS: usize = 60;
+
+/// Display names: one line, not empty, at most [`MAX_LABEL_CHARS`] characters, and
+/// distinct within a list (two policies drawn with one name could not be told apart).
+fn check_labels(raw: &RawScenario) -> Result<()> {
+    let one = |key: String, l: &Option<String>| -> Result<()> {
+        let Some(l) = l else { return Ok(()) };
+        if l.trim().is_empty() {
+            return bad(key, "an empty label is not allowed (leave the key out to show the name)");
+        }
+        if l.chars().any(char::is_control) {
+            return bad(
+                key,
+                format!("'{}' has a line break or control character; labels are one line", l.escape_debug()),
+            );
+        }
+        if l.chars().count() > MAX_LABEL_CHARS {
+            return bad(key, format!("'{l}' is longer than {MAX_LABEL_CHARS} characters; charts need a short name"));
+        }
+        Ok(())
+    };
+    one("label".into(), &raw.label)?;
+    one("label_zh".into(), &raw.label_zh)?;
+    type Entry<'a> = (&'a str, &'a Option<String>, &'a Option<String>);
+    let list = |key: &str, items: Vec<Entry<'_>>| -> Result<()> {
+        let (mut en, mut zh) = (HashSet::new(), HashSet::new());
+        for (i, (name, l, lz)) in items.iter().enumerate() {
+            one(format!("{key}[{i}].label"), l)?;
+            one(format!("{key}[{i}].label_zh"), lz)?;
+            // The name each language shows: two entries must not look alike.
+            let shown_en = l.as_deref().unwrap_or(name);
+            let shown_zh = lz.as_deref().or(l.as_deref()).unwrap_or(name);
+            if !en.insert(shown_en) || !zh.insert(shown_zh) {
+                let (field, shown) = if lz.is_some() { ("label_zh", shown_zh) } else { ("label", shown_en) };
+                return bad(
+                    format!("{key}[{i}].{field}"),
+                    format!("'{shown}' is already the display name of another entry; display names must be distinct"),
+                );
+            }
+        }
+        Ok(())
+    };
+    list("policies", raw.policies.iter().map(|p| (p.name.as_str(), &p.label, &p.label_zh)).collect())?;
+    list("workload.classes", raw.workload.classes.iter().map(|c| (c.name.as_str(), &c.label, &c.label_zh)).collect())?;
+    list("workload.seasons", raw.workload.seasons.iter().map(|c| (c.name.as_str(), &c.label, &c.label_zh)).collect())?;
+    if let Some(bg) = &raw.background {
+        list("background.classes", bg.classes.iter().map(|c| (c.name.as_str(), &c.label, &c.label_zh)).collect())?;
+        list("background.seasons", bg.seasons.iter().map(|c| (c.name.as_str(), &c.label, &c.label_zh)).collect())?;
+    }
+    Ok(())
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
@@ -384,7 +442,10 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         return bad("campus.node_groups", "node groups need placement = \"nodes\" (the pool has no nodes)");
     }
     let gpus = if groups_given {
-        c.node_groups.iter().try_fold(0u32, |acc, g| acc.checked_add(g.nodes.saturating_mul(g.gpus_per_node))).unwrap_or(u32::MAX)
+        c.node_groups
+            .iter()
+            .try_fold(0u32, |acc, g| acc.checked_add(g.nodes.saturating_mul(g.gpus_per_node)))
+            .unwrap_or(u32::MAX)
     } else {
         match (c.gpus, c.nodes, c.gpus_per_node) {
             (Some(g), None, None) => g,
@@ -687,7 +748,10 @@ fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
         let fairshare = positive(&format!("{k}.fairshare"), a.fairshare)?;
         for (name, v) in [("gpu_limit", a.gpu_limit), ("max_jobs", a.max_jobs), ("max_submit", a.max_submit)] {
             if v == Some(0) {
-                return bad(format!("{k}.{name}"), "0 is not allowed: the account could never run a job (leave it out for no limit)");
+                return bad(
+                    format!("{k}.{name}"),
+                    "0 is not allowed: the account could never run a job (leave it out for no limit)",
+                );
             }
         }
         out.push(Account {
@@ -699,7 +763,13 @@ fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
         });
     }
     if !out.iter().any(|a| a.name == OTHERS_ACCOUNT) {
-        out.push(Account { name: OTHERS_ACCOUNT.into(), fairshare: 1.0, gpu_limit: None, max_jobs: None, max_submit: None });
+        out.push(Account {
+            name: OTHERS_ACCOUNT.into(),
+            fairshare: 1.0,
+            gpu_limit: None,
+            max_jobs: None,
+            max_submit: None,
+        });
     }
     let group_name = raw.workload.account.clone().unwrap_or_else(|| GROUP_ACCOUNT.into());
     let group = match out.iter().position(|a| a.name == group_name) {
@@ -798,7 +868,13 @@ fn job_class(key: &str, c: &RawJobClass, by_share: bool, campus: &Campus, group:
 }
 
 /// A class's account, partition and node shape, checked against the campus.
-fn slurm_request(key: &str, c: &RawJobClass, gpus: &Sampler, campus: &Campus, group: bool) -> Result<(u16, u16, u16, u16)> {
+fn slurm_request(
+    key: &str,
+    c: &RawJobClass,
+    gpus: &Sampler,
+    campus: &Campus,
+    group: bool,
+) -> Result<(u16, u16, u16, u16)> {
     let account = match (&c.account, group) {
         (Some(_), true) => {
             return bad(format!("{key}.account"), "the group's classes use workload.account; leave account out here");
@@ -807,7 +883,10 @@ fn slurm_request(key: &str, c: &RawJobClass, gpus: &Sampler, campus: &Campus, gr
         (None, false) => campus.accounts.iter().position(|a| a.name == OTHERS_ACCOUNT).expect("always present") as u16,
         (Some(name), false) => match campus.accounts.iter().position(|a| &a.name == name) {
             Some(i) if i == usize::from(campus.group_account) => {
-                return bad(format!("{key}.account"), format!("'{name}' is the group's own account; other groups need their own"));
+                return bad(
+                    format!("{key}.account"),
+                    format!("'{name}' is the group's own account; other groups need their own"),
+                );
             }
             Some(i) => i as u16,
             None => {
@@ -848,7 +927,10 @@ fn slurm_request(key: &str, c: &RawJobClass, gpus: &Sampler, campus: &Campus, gr
             if g > p.max_gpus_per_node {
                 return bad(
                     format!("{key}.gpus_per_node"),
-                    format!("{g} GPUs per node do not fit partition '{}', whose nodes have {}", p.name, p.max_gpus_per_node),
+                    format!(
+                        "{g} GPUs per node do not fit partition '{}', whose nodes have {}",
+                        p.name, p.max_gpus_per_node
+                    ),
                 );
             }
             (u16::try_from(n).unwrap_or(u16::MAX), g as u16)

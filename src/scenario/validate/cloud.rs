@@ -4,7 +4,7 @@
 
 use super::*;
 
-pub(super) fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
+pub(super) fn offer(key: &str, o: &RawOffer, clock: Clock, horizon: SimTime) -> Result<Offer> {
     let vram_gb = positive(&format!("{key}.vram_gb"), o.vram_gb)?;
     let speed_cv =
         within(&format!("{key}.speed.cv"), o.speed.cv, 1e-3, 100.0, "a speed factor relative to the campus GPU")?;
@@ -67,6 +67,7 @@ pub(super) fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
             (0.0, nonneg(&format!("{key}.price_per_gpu_month_cny"), p)?, Some(gpus))
         }
     };
+    let (rentals, min_term) = rental_terms(key, o, clock, horizon)?;
     let min_charge = nonneg(&format!("{key}.minimum_charge_minutes"), o.minimum_charge_minutes)?;
     let interruption_rate_per_hour = finite_at_least(
         &format!("{key}.interruption_rate_per_hour"),
@@ -107,6 +108,8 @@ pub(super) fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
         price_per_gpu_hour_cny: price_h,
         price_per_gpu_month_cny: price_m,
         capacity,
+        rentals,
+        min_term,
         granularity: match o.granularity {
             Granularity::Second => 1,
             Granularity::Minute => MINUTE,
@@ -140,6 +143,127 @@ pub(super) fn offer(key: &str, o: &RawOffer) -> Result<Offer> {
             "a runtime stretch from slow storage (slow storage can only stretch runtimes)",
         )?,
     })
+}
+
+/// Rented windows `[start, end)` on the clock (`None`: the whole time).
+type Rentals = Option<Vec<(SimTime, SimTime)>>;
+
+/// The rented windows of a monthly offer on the clock (`rent_months`, `rent_periods`;
+/// `None` = the whole time) and its minimum term for rentals started when needed.
+fn rental_terms(key: &str, o: &RawOffer, clock: Clock, horizon: SimTime) -> Result<(Rentals, SimTime)> {
+    let given = o.rent_months.is_some() || !o.rent_periods.is_empty() || o.min_term_days.is_some();
+    if o.billing == BillingMode::Hourly && given {
+        let field = if o.rent_months.is_some() {
+            "rent_months"
+        } else if o.rent_periods.is_empty() {
+            "min_term_days"
+        } else {
+            "rent_periods"
+        };
+        return bad(
+            format!("{key}.{field}"),
+            "only a monthly offer is rented for chosen months; an hourly offer is paid by use",
+        );
+    }
+    let min_term_days = within(&format!("{key}.min_term_days"), o.min_term_days.unwrap_or(30.0), 1.0, 3650.0, "days")?;
+    let min_term = (min_term_days * DAY as f64).round() as SimTime;
+    let months = match &o.rent_months {
+        None => None,
+        Some(m) => months_of(&format!("{key}.rent_months"), m)?,
+    };
+    if months.is_none() && o.rent_periods.is_empty() {
+        return Ok((None, min_term));
+    }
+    let mut windows: Vec<(SimTime, SimTime)> = Vec::new();
+    let at = |d: Date| clock.seconds_of(d).max(0) as SimTime;
+    if let Some(set) = months {
+        let (first, last) = (clock.date_at(0).year() - 1, clock.date_at(horizon).year() + 1);
+        for y in first..=last {
+            for m in 1..=12u8 {
+                if set[usize::from(m - 1)] {
+                    let a = Date::new(y, m, 1).expect("a first of the month");
+                    let b = a.add_days(i64::from(days_in_month(y, m)));
+                    windows.push((at(a), at(b)));
+                }
+            }
+        }
+    }
+    for (i, w) in o.rent_periods.iter().enumerate() {
+        let (a, b) = (
+            date(&format!("{key}.rent_periods[{i}].start"), &w.start)?,
+            date(&format!("{key}.rent_periods[{i}].end"), &w.end)?,
+        );
+        if b < a {
+            return bad(format!("{key}.rent_periods[{i}].end"), format!("'{b}' is before the start '{a}'"));
+        }
+        windows.push((at(a), at(b.add_days(1))));
+    }
+    windows.retain(|w| w.1 > w.0);
+    windows.sort_unstable();
+    let mut merged: Vec<(SimTime, SimTime)> = Vec::new();
+    for w in windows {
+        match merged.last_mut() {
+            Some(last) if w.0 <= last.1 => last.1 = last.1.max(w.1),
+            _ => merged.push(w),
+        }
+    }
+    Ok((Some(merged), min_term))
+}
+
+/// The months of `rent_months` as a set (`None`: every month, i.e. `"all"`).
+fn months_of(key: &str, m: &RawMonths) -> Result<Option<[bool; 12]>> {
+    let mut set = [false; 12];
+    let one = |v: i64, set: &mut [bool; 12]| -> Result<()> {
+        if !(1..=12).contains(&v) {
+            return bad(key, format!("{v} is not a month; give month numbers 1 to 12, e.g. [4, 5] or \"4-5\""));
+        }
+        set[(v - 1) as usize] = true;
+        Ok(())
+    };
+    match m {
+        RawMonths::One(v) => one(*v, &mut set)?,
+        RawMonths::List(v) => {
+            if v.is_empty() {
+                return bad(
+                    key,
+                    "an empty list rents nothing; give months, e.g. [4, 5], or leave the key out for the whole year",
+                );
+            }
+            for &x in v {
+                one(x, &mut set)?;
+            }
+        }
+        RawMonths::Text(t) => {
+            let t = t.trim();
+            if t.eq_ignore_ascii_case("all") {
+                return Ok(None);
+            }
+            if !t.eq_ignore_ascii_case("none") {
+                for part in t.split(['+', ',']).map(str::trim) {
+                    let num = |x: &str| {
+                        x.trim().parse::<i64>().map_err(|_| Invalid {
+                            key: key.to_string(),
+                            message: format!("'{t}' is not allowed; give months and ranges such as \"4-5\", \"11-2\" or \"4+9-10\", or \"all\" / \"none\""),
+                        })
+                    };
+                    match part.split_once('-') {
+                        None => one(num(part)?, &mut set)?,
+                        Some((a, b)) => {
+                            let (a, b) = (num(a)?, num(b)?);
+                            one(a, &mut set)?;
+                            one(b, &mut set)?;
+                            let mut k = a;
+                            while k != b {
+                                set[(k - 1) as usize] = true;
+                                k = k % 12 + 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(Some(set))
 }
 
 fn offer_ref(key: &str, name: &str, offers: &[Offer]) -> Result<usize> {
@@ -286,6 +410,20 @@ pub(super) fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offe
     } else {
         (None, None, vec![false; raw.workload.classes.len()])
     };
+    let rent_when_needed = p.rent_when_needed.unwrap_or(false);
+    if rent_when_needed {
+        if p.kind != GuideHybrid {
+            unused("rent_when_needed")?;
+        }
+        let on_demand =
+            offer_ids.iter().any(|&o| offers[o].billing == BillingMode::Monthly && offers[o].rentals.is_none());
+        if !on_demand {
+            return bad(
+                format!("{key}.rent_when_needed"),
+                "none of the policy's offers is a monthly offer without rent_months or rent_periods; add one to offers",
+            );
+        }
+    }
     let budget = match &p.budget {
         None => None,
         Some(b) => {
@@ -317,6 +455,7 @@ pub(super) fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offe
         main_class,
         when_full: p.when_cloud_full,
         budget,
+        rent_when_needed,
     })
 }
 
@@ -417,9 +556,8 @@ pub(super) fn check_every_class_can_run(
             crate::scenario::raw::Placement::Pool => (campus.gpus, campus.vram_gb),
             crate::scenario::raw::Placement::Nodes => (part.gpus, part.vram_gb),
         };
-        let campus_fits = gpus <= room as f64
-            && gpus <= campus.group_gpu_limit.unwrap_or(u32::MAX) as f64
-            && vram <= memory;
+        let campus_fits =
+            gpus <= room as f64 && gpus <= campus.group_gpu_limit.unwrap_or(u32::MAX) as f64 && vram <= memory;
         let offer_fits = |o: usize| gpus <= offers[o].capacity.unwrap_or(u32::MAX) as f64 && vram <= offers[o].vram_gb;
         let places = crate::policy::places(p);
         let ok = places.iter().any(|t| match t {
