@@ -36,7 +36,10 @@ fn scenario_with(mode: &str, block: &str, extra: &str) -> Scenario {
     );
     // Relative paths are resolved against the scenario file's folder.
     let file = dir.join("s.toml");
-    Scenario::from_toml_str(&text, &file.display().to_string()).unwrap_or_else(|e| panic!("{e}"))
+    let scn = Scenario::from_toml_str(&text, &file.display().to_string());
+    // The log is read when the scenario loads: leave nothing behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&dir);
+    scn.unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -158,7 +161,9 @@ fn scenario_on(log: &str, horizon_days: u32, trace_keys: &str) -> Result<Scenari
          [background.trace]\npath = \"log.swf\"\n{trace_keys}\
          [[workload.classes]]\nname = \"g\"\njobs_per_week = 0\nruntime_hours = 2\n"
     );
-    Scenario::from_toml_str(&text, &dir.join("s.toml").display().to_string()).map_err(|e| e.to_string())
+    let scn = Scenario::from_toml_str(&text, &dir.join("s.toml").display().to_string()).map_err(|e| e.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    scn
 }
 
 /// Day of the year (0 = 1 January) of a day counted from 1970-01-01.
