@@ -88,6 +88,17 @@ pub struct TraceValidateArgs {
     /// number of seconds; the scheduler then passes only at multiples of it.
     #[arg(long, default_value = "none", requires = "trace")]
     pub cycle: String,
+    /// Out of sample: fit a scenario on the first half of the log (by submission time),
+    /// simulate the second half's period from it and compare with its recorded waits
+    /// (pool of --gpus, the fitted outages, cycle and arrivals; docs/VALIDATION.md).
+    #[arg(long, requires = "trace")]
+    pub out_of_sample: bool,
+    /// Replications of the out-of-sample simulation.
+    #[arg(long, default_value_t = 10, requires = "out_of_sample")]
+    pub replications: u32,
+    /// Master seed of the out-of-sample simulation.
+    #[arg(long, default_value_t = 1, requires = "out_of_sample")]
+    pub seed: u64,
     /// How to read the log.
     #[command(flatten)]
     pub read: ReadArgs,
@@ -207,6 +218,42 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     o.cycle = cycle;
     let gpus = o.gpus;
     let started = Instant::now();
+    if t.out_of_sample {
+        if o.nodes.is_some() || infer_outages || cycle.is_some() {
+            bail!(usage(
+                "--out-of-sample fits its own outages and cycle on a pool: leave out --gpus-per-node, --outages and --cycle".into()
+            ));
+        }
+        if !(2..=1000).contains(&t.replications) {
+            bail!(usage(format!("--replications {} is not allowed; give 2 to 1000", t.replications)));
+        }
+        let h = burstsim::trace::holdout::out_of_sample(&log, gpus, units, procs_per_gpu, t.replications, t.seed)
+            .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        match a.format {
+            Format::Csv => print!("{}", h.to_csv()),
+            Format::Table => {
+                println!(
+                    "{}: fitted on the first half ({} jobs), simulated the second half's period {} times; waits in hours",
+                    path.display(),
+                    h.first_jobs,
+                    t.replications
+                );
+                println!();
+                print!("{}", h.to_table());
+                let m = h.mean();
+                println!(
+                    "\nMean wait: recorded {:.3} h, simulated {:.3} h (95% CI {:.3}–{:.3}), ratio {:.2}.",
+                    h.recorded.mean_h,
+                    m.mean,
+                    m.low(),
+                    m.high(),
+                    m.mean / h.recorded.mean_h
+                );
+            }
+        }
+        eprintln!("burstsim: out-of-sample check in {:.1} s", started.elapsed().as_secs_f64());
+        return Ok(ExitCode::SUCCESS);
+    }
     let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
     if let Some(file) = &t.jobs_out {
         burstsim::output::atomic_write(file, r.jobs_csv(&log).as_bytes())
