@@ -99,6 +99,9 @@ pub struct TraceValidateArgs {
     /// Master seed of the out-of-sample simulation.
     #[arg(long, default_value_t = 1, requires = "out_of_sample")]
     pub seed: u64,
+    /// Also write the scenario fitted on the first half (with the second half's dates).
+    #[arg(long, value_name = "FILE", requires = "out_of_sample")]
+    pub fitted_out: Option<PathBuf>,
     /// How to read the log.
     #[command(flatten)]
     pub read: ReadArgs,
@@ -229,6 +232,11 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         }
         let h = burstsim::trace::holdout::out_of_sample(&log, gpus, units, procs_per_gpu, t.replications, t.seed)
             .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        if let Some(file) = &t.fitted_out {
+            burstsim::output::atomic_write(file, h.scenario_toml.as_bytes())
+                .with_context(|| format!("could not write '{}'", file.display()))?;
+            eprintln!("burstsim: wrote {}", file.display());
+        }
         match a.format {
             Format::Csv => print!("{}", h.to_csv()),
             Format::Table => {
