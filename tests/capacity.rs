@@ -9,8 +9,8 @@ use std::collections::{HashMap, HashSet};
 use burstsim::engine::{Observer, Place, simulate_observed};
 use burstsim::metrics::Metric;
 use burstsim::scenario::Scenario;
-use burstsim::units::{HOUR, SimTime};
 use burstsim::scenario::raw::JobKind;
+use burstsim::units::{HOUR, SimTime};
 use burstsim::workload::{Job, JobStream, NO_DEADLINE};
 
 /// Watches a run: starts, ends, placements, nodes going down and up, jobs giving up.
@@ -205,7 +205,13 @@ fn check_everything(scn: &Scenario, strict_down: bool) {
             }
             assert!(m.get(Metric::FailureKilledJobs) > 0.0, "{name}: the scenario should kill some jobs");
             assert!(m.get(Metric::RenegedShare) > 0.0, "{name}: some jobs should renege");
-            let parts = [Metric::CampusCost, Metric::HourlyCost, Metric::MonthlyCost, Metric::TransferCost, Metric::StorageCost];
+            let parts = [
+                Metric::CampusCost,
+                Metric::HourlyCost,
+                Metric::MonthlyCost,
+                Metric::TransferCost,
+                Metric::StorageCost,
+            ];
             let sum: f64 = parts.iter().map(|&x| m.get(x)).sum();
             assert!((m.get(Metric::TotalCost) - sum).abs() <= 1e-6 * sum.max(1.0), "{name}: costs do not add up");
         }
@@ -233,8 +239,8 @@ fn a_reneged_job_never_starts_and_balking_jobs_are_never_submitted() {
     let scn = Scenario::from_toml_str(text, "patience.toml").unwrap();
     let stream = JobStream::from_jobs(vec![
         job(0.0, 40.0, 8, 0),
-        job(1.0, 1.0, 8, 1), // nothing queued: joins; reneges at 3 h
-        job(1.5, 5.0, 8, 2), // 12 GPU-h queued (8 × 1.5 h): joins; reneges at 3.5 h
+        job(1.0, 1.0, 8, 1),  // nothing queued: joins; reneges at 3 h
+        job(1.5, 5.0, 8, 2),  // 12 GPU-h queued (8 × 1.5 h): joins; reneges at 3.5 h
         job(2.0, 10.0, 8, 3), // queue holds 12 + 60 GPU-h: joins; reneges at 4 h
         job(2.5, 1.0, 8, 4),  // queue holds 12 + 60 + 120 = 192 GPU-h > 100: balks
     ]);

@@ -31,13 +31,27 @@ fn the_replay_with_inferred_outages_and_cycle_gives_the_documented_figures() {
     let out = burstsim()
         .args(["validate", "--trace"])
         .arg(&kth)
-        .args(["--gpus", "100", "--scheduler", "easy-backfill", "--outages", "infer", "--cycle", "auto", "--format", "csv"])
+        .args([
+            "--gpus",
+            "100",
+            "--scheduler",
+            "easy-backfill",
+            "--outages",
+            "infer",
+            "--cycle",
+            "auto",
+            "--format",
+            "csv",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows = csv_rows(&out.stdout);
     let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
-    assert_eq!(names, ["jobs", "mean_wait_h", "p50_wait_h", "p90_wait_h", "p95_wait_h", "p99_wait_h", "zero_wait_share"]);
+    assert_eq!(
+        names,
+        ["jobs", "mean_wait_h", "p50_wait_h", "p90_wait_h", "p95_wait_h", "p99_wait_h", "zero_wait_share"]
+    );
     let mean = &rows[1];
     assert!((mean.1 - 4.249).abs() < 0.001, "recorded mean {}", mean.1);
     assert!((mean.2 - 2.619).abs() < 0.001, "simulated mean {} (docs/VALIDATION.md says 2.619)", mean.2);

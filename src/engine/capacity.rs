@@ -98,7 +98,8 @@ impl<O: Observer> World<'_, O> {
             self.events.push(d.start, Event::DrainStart(i as u32));
             self.events.push(d.end, Event::DrainEnd(i as u32));
         }
-        let mut outages: Vec<(SimTime, SimTime, bool)> = cap.outage_windows.iter().map(|&(a, b)| (a, b, false)).collect();
+        let mut outages: Vec<(SimTime, SimTime, bool)> =
+            cap.outage_windows.iter().map(|&(a, b)| (a, b, false)).collect();
         if let Some(o) = &cap.outages {
             let mut rng = stream(seed, rep, Purpose::Outages);
             outages.extend(random_outages(o, &mut rng, horizon).into_iter().map(|(a, b)| (a, b, o.kills_jobs)));
@@ -172,7 +173,8 @@ impl<O: Observer> World<'_, O> {
             Event::NodeUp(n) => {
                 self.set_reason(n, FAILED, false);
                 let f = self.scn.campus.capacity.node_failures.as_ref().expect("failures are on");
-                let next = self.now.saturating_add(hours_to_secs(f.between_h.sample(&mut self.cap.node_rng[n as usize]), 1));
+                let next =
+                    self.now.saturating_add(hours_to_secs(f.between_h.sample(&mut self.cap.node_rng[n as usize]), 1));
                 if next < self.scn.horizon {
                     self.events.push(next, Event::NodeDown(n));
                 }
@@ -270,7 +272,11 @@ impl<O: Observer> World<'_, O> {
             return false;
         }
         if let Some(patience) = &p.patience_h {
-            let mut rng = stream(self.scn.seed, self.replication, Purpose::Patience(patience_key(job.group, job.class, job.ordinal)));
+            let mut rng = stream(
+                self.scn.seed,
+                self.replication,
+                Purpose::Patience(patience_key(job.group, job.class, job.ordinal)),
+            );
             let t = self.now.saturating_add(hours_to_secs(patience.sample(&mut rng), 0));
             self.events.push(t, Event::Renege(j));
         }

@@ -118,7 +118,10 @@ pub fn out_of_sample(
     // The split: the median submission; the second half starts at its day's midnight
     // (local time), so the prediction covers whole days.
     let mid = all.origin + all.jobs[n / 2].submit as i64;
-    let local_mid = trace.info.local_time(mid).ok_or_else(|| HoldoutError::Log("the log has no calendar (no UnixStartTime)".into()))?;
+    let local_mid = trace
+        .info
+        .local_time(mid)
+        .ok_or_else(|| HoldoutError::Log("the log has no calendar (no UnixStartTime)".into()))?;
     let offset = local_mid - mid; // local − log clock
     let day0 = local_mid.div_euclid(DAY as i64) * DAY as i64; // local midnight
     let split = day0 - offset; // on the log's clock

@@ -194,7 +194,8 @@ impl PatienceFit {
 
 /// The cancellation share and patience of a log's jobs.
 pub fn patience(trace: &Trace) -> PatienceFit {
-    let known = trace.jobs.iter().filter(|j| !matches!(j.state, JobState::Unknown | JobState::Pending | JobState::Running));
+    let known =
+        trace.jobs.iter().filter(|j| !matches!(j.state, JobState::Unknown | JobState::Pending | JobState::Running));
     let (mut jobs, mut cancelled, mut exposure) = (0usize, 0usize, 0.0f64);
     for j in known {
         jobs += 1;

@@ -10,7 +10,10 @@ const MAX_HOURS: f64 = 87_600.0;
 fn hours(key: &str, spec: &DistSpec) -> Result<Sampler> {
     let s = sampler(key, spec, 0.0, f64::INFINITY, "hours must be ≥ 0")?;
     if !(s.mean() > 0.0 && s.mean() <= MAX_HOURS) {
-        return bad(key, format!("a mean of {} h is not allowed; give a mean above 0 and at most {MAX_HOURS} h", s.mean()));
+        return bad(
+            key,
+            format!("a mean of {} h is not allowed; give a mean above 0 and at most {MAX_HOURS} h", s.mean()),
+        );
     }
     Ok(s)
 }
@@ -49,7 +52,10 @@ pub(super) fn capacity(c: &RawCampus, clock: Clock, horizon: SimTime, groups: &[
         let a = date(&format!("{k}.start"), &d.start)?;
         let b = date(&format!("{k}.end"), &d.end)?;
         if b < a {
-            return bad(format!("{k}.end"), format!("'{b}' is before the start '{a}'; the end date must not come before the start"));
+            return bad(
+                format!("{k}.end"),
+                format!("'{b}' is before the start '{a}'; the end date must not come before the start"),
+            );
         }
         let (first, count) = match &d.node_group {
             None => (0u32, groups.iter().map(|g| g.nodes).sum::<u32>()),
@@ -57,14 +63,20 @@ pub(super) fn capacity(c: &RawCampus, clock: Clock, horizon: SimTime, groups: &[
                 let Some(at) = groups.iter().position(|g| &g.name == name) else {
                     return bad(
                         format!("{k}.node_group"),
-                        format!("no node group is named '{name}'; the groups are: {}", names(groups.iter().map(|g| g.name.as_str()))),
+                        format!(
+                            "no node group is named '{name}'; the groups are: {}",
+                            names(groups.iter().map(|g| g.name.as_str()))
+                        ),
                     );
                 };
                 (groups[..at].iter().map(|g| g.nodes).sum(), groups[at].nodes)
             }
         };
         if d.nodes == 0 || d.nodes > count {
-            return bad(format!("{k}.nodes"), format!("{} is not allowed; give 1 to {count} (the nodes there)", d.nodes));
+            return bad(
+                format!("{k}.nodes"),
+                format!("{} is not allowed; give 1 to {count} (the nodes there)", d.nodes),
+            );
         }
         let start = clock.seconds_of(a).max(0) as SimTime;
         let end = (clock.seconds_of(b.add_days(1)).max(0) as SimTime).min(horizon + 400 * DAY);
@@ -107,7 +119,9 @@ pub(super) fn patience(k: &str, a: &RawAccount) -> Result<Patience> {
         },
         balk_wait: match a.balk_wait_hours {
             None => None,
-            Some(v) => Some(hours_to_secs(within(&format!("{k}.balk_wait_hours"), v, 1.0 / 3600.0, MAX_HOURS, "hours")?, 1)),
+            Some(v) => {
+                Some(hours_to_secs(within(&format!("{k}.balk_wait_hours"), v, 1.0 / 3600.0, MAX_HOURS, "hours")?, 1))
+            }
         },
     })
 }
