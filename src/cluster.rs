@@ -153,6 +153,25 @@ impl Cluster {
             Cluster::Nodes(c) => c.finish(now, job),
         }
     }
+    /// The running jobs on a node (node placement; none for the pool).
+    pub fn jobs_on_node(&self, node: u32) -> Vec<u32> {
+        match self {
+            Cluster::Pool(_) => Vec::new(),
+            Cluster::Nodes(c) => c.jobs_on_node(node),
+        }
+    }
+    /// Takes a node out of service until `until` (node placement; the pool has no nodes).
+    pub fn set_node_down(&mut self, node: u32, until: SimTime) {
+        if let Cluster::Nodes(c) = self {
+            c.set_node_down(node, until);
+        }
+    }
+    /// Puts a node back in service.
+    pub fn set_node_up(&mut self, node: u32) {
+        if let Cluster::Nodes(c) = self {
+            c.set_node_up(node);
+        }
+    }
     /// Marks that capacity changed outside the queue (a maintenance window ended).
     pub fn invalidate(&mut self) {
         match self {

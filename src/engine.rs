@@ -30,6 +30,9 @@ use queue::{Event, EventQueue};
 pub(crate) mod budget;
 use budget::BudgetState;
 
+mod capacity;
+use capacity::CapState;
+
 /// Where a job (or a segment of it) runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
@@ -54,6 +57,11 @@ pub trait Observer {
     fn reservation(&mut self, _t: SimTime, _r: Reservation) {}
     /// A job (segment) started on campus on these `(node, GPUs)` (node placement only).
     fn placed(&mut self, _t: SimTime, _job: u32, _nodes: &[(u32, u32)]) {}
+    /// A node went down (failed or drained; `up` false) or came back (`up` true).
+    fn node_state(&mut self, _t: SimTime, _node: u32, _up: bool) {}
+    /// A job left for good without running: it reneged (its patience ran out in the
+    /// queue; `reneged` true) or balked (never submitted; false).
+    fn gave_up(&mut self, _t: SimTime, _job: u32, _reneged: bool) {}
 }
 
 impl Observer for () {}
@@ -104,6 +112,15 @@ pub(crate) struct JobState {
     pub segment: SimTime,
     pub place: Place,
     pub status: Status,
+    /// Start of the current campus segment.
+    pub seg_start: SimTime,
+    /// When the current campus segment's `CampusEnd` fires (`SimTime::MAX`: no live one,
+    /// e.g. after a kill).
+    pub end_at: SimTime,
+    /// Queued but waiting out the minimum start delay (not yet in the cluster's queue).
+    pub held: bool,
+    /// Has joined the campus queue before (patience and balking apply to the first time).
+    pub submitted: bool,
 }
 
 pub(crate) struct InFlight {
@@ -169,6 +186,7 @@ pub(crate) struct World<'a, O: Observer> {
     /// The policy's monthly offers ([`crate::policy::rented_monthly_offers`]).
     rented_offers: Vec<usize>,
     group_waiting: DailyLevel,
+    cap: CapState,
 }
 
 /// Simulates `policy` on `stream` (replication `replication` of `scenario`).
@@ -214,6 +232,10 @@ impl<'a, O: Observer> World<'a, O> {
                 segment: 0,
                 place: Place::Nowhere,
                 status: Status::Pending,
+                seg_start: 0,
+                end_at: SimTime::MAX,
+                held: false,
+                submitted: false,
             })
             .collect();
         let mut events = EventQueue::new();
@@ -228,7 +250,7 @@ impl<'a, O: Observer> World<'a, O> {
                 events.push(b, Event::RentalEnd(o as u16));
             }
         }
-        World {
+        let mut w = World {
             scn,
             policy,
             jobs,
@@ -273,7 +295,10 @@ impl<'a, O: Observer> World<'a, O> {
             monthly_rented: DailyLevel::new(days, window),
             rented_offers: crate::policy::rented_monthly_offers(policy, &scn.offers),
             group_waiting: DailyLevel::new(days, window),
-        }
+            cap: CapState::default(),
+        };
+        w.init_capacity();
+        w
     }
 
     fn run(&mut self) {
@@ -324,6 +349,9 @@ impl<'a, O: Observer> World<'a, O> {
                     .map(|q| f64::from(q.gpus) * self.st[q.job as usize].remaining as f64)
                     .sum();
                 self.tally.backlog_days = work / (f64::from(self.cluster.total()) * DAY as f64);
+            }
+            other => {
+                self.handle_capacity(other);
             }
         }
     }
@@ -376,15 +404,44 @@ impl<'a, O: Observer> World<'a, O> {
         job.walltime_request(self.st[j as usize].remaining, self.scn.campus.partition(job.partition).max_walltime)
     }
 
-    /// Puts a job in the campus queue.
+    /// Puts a job in the campus queue (after its minimum start delay, if any). The first
+    /// time, its account's balking rule may refuse it and its patience starts.
     pub(crate) fn enqueue_campus(&mut self, j: u32) {
         let job = &self.jobs[j as usize];
         debug_assert!(job.gpus <= self.cluster.total(), "invariant: routing never sends a job larger than the cluster");
-        let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
+        if !self.st[j as usize].submitted {
+            self.st[j as usize].submitted = true;
+            if !self.first_submission(j) {
+                return; // balked
+            }
+        }
         self.st[j as usize].status = Status::CampusQueued;
         self.st[j as usize].queued_since = self.now;
+        let delay = self.scn.campus.capacity.min_start_delay;
+        if delay > 0 {
+            self.st[j as usize].held = true;
+            self.events.push(self.now + delay, Event::Release(j));
+            return;
+        }
+        self.submit_to_cluster(j);
+    }
+
+    /// Hands a queued job to the cluster's queue.
+    fn submit_to_cluster(&mut self, j: u32) {
+        let job = &self.jobs[j as usize];
+        let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
         let req = self.request(j);
         self.cluster.enqueue(self.now, q, req);
+    }
+
+    /// Takes a queued job out of the campus queue (or out of its start delay); false if
+    /// it is in neither.
+    pub(crate) fn withdraw_campus(&mut self, j: u32) -> bool {
+        if self.st[j as usize].held {
+            self.st[j as usize].held = false;
+            return true;
+        }
+        self.cluster.withdraw(self.now, j)
     }
 
     /// Whether a group job submitted now is predicted to start on campus after `limit`
@@ -396,6 +453,9 @@ impl<'a, O: Observer> World<'a, O> {
     }
 
     fn schedule_campus(&mut self) {
+        if !self.scheduler_may_run() {
+            return;
+        }
         let mut started = std::mem::take(&mut self.started);
         self.cluster.schedule(self.now, &mut started);
         for q in started.drain(..) {
@@ -409,6 +469,8 @@ impl<'a, O: Observer> World<'a, O> {
             s.place = Place::Campus;
             s.segment = s.remaining.min(q.walltime);
             s.walltime_end = self.now + q.walltime;
+            s.seg_start = self.now;
+            s.end_at = self.now + s.segment;
             self.events.push(self.now + s.segment, Event::CampusEnd(q.job));
             self.obs.started(self.now, q.job, Place::Campus, q.gpus);
             if let Some(nodes) = self.cluster.allocation(q.job) {
@@ -430,15 +492,14 @@ impl<'a, O: Observer> World<'a, O> {
     fn campus_end(&mut self, j: u32) {
         let job = &self.jobs[j as usize];
         let s = self.st[j as usize];
+        if s.status != Status::CampusRunning || s.end_at != self.now {
+            return; // the segment was killed (a node failure, an outage) before its end
+        }
         self.cluster.finish(self.now, j, s.walltime_end, job.gpus, job.group);
         let done = s.segment >= s.remaining;
         self.obs.ended(self.now, j, Place::Campus, job.gpus, done);
         if job.group && self.measured(j) {
-            let gpu_secs = f64::from(job.gpus) * s.segment as f64;
-            let cost = gpu_secs / HOUR as f64 * self.scn.campus.partition(job.partition).price_per_gpu_hour_cny;
-            self.charge_day(j, cost);
-            self.tally.campus_gpu_secs += gpu_secs;
-            self.tally.campus_cost += cost;
+            self.charge_campus(j, f64::from(job.gpus) * s.segment as f64);
         }
         let s = &mut self.st[j as usize];
         s.remaining -= s.segment;
@@ -450,6 +511,15 @@ impl<'a, O: Observer> World<'a, O> {
             }
             self.enqueue_campus(j);
         }
+    }
+
+    /// Books `gpu_secs` of a measured group job's campus use: its charge and GPU-hours.
+    fn charge_campus(&mut self, j: u32, gpu_secs: f64) {
+        let job = &self.jobs[j as usize];
+        let cost = gpu_secs / HOUR as f64 * self.scn.campus.partition(job.partition).price_per_gpu_hour_cny;
+        self.charge_day(j, cost);
+        self.tally.campus_gpu_secs += gpu_secs;
+        self.tally.campus_cost += cost;
     }
 
     /// Whether a job counts in the metrics (submitted in the measured window, not the warm-up).
@@ -652,6 +722,7 @@ impl<'a, O: Observer> World<'a, O> {
     }
 
     fn finish_with(mut self, keep_records: bool) -> SimOutput {
+        self.close_capacity();
         let scn = self.scn;
         let end = self.now.max(scn.horizon);
         for l in
@@ -729,6 +800,12 @@ impl<'a, O: Observer> World<'a, O> {
         put(Metric::QueueLenMean, self.group_waiting.window_mean());
         put(Metric::ArrivalRatePerHour, t.arrivals as f64 / secs_to_hours(window));
         put(Metric::FirstWaitMean, nan_if_zero(t.first_waits_h, t.completed));
+        let c = &self.cap;
+        put(Metric::CapacityLostGpuHours, c.lost_capacity_gpu_secs / HOUR as f64);
+        put(Metric::FailureLostWorkGpuHours, c.lost_work_gpu_secs / HOUR as f64);
+        put(Metric::FailureKilledJobs, c.killed as f64);
+        put(Metric::RenegedShare, nan_if_zero(c.reneged as f64, c.submitted));
+        put(Metric::BalkedShare, nan_if_zero(c.balked as f64, c.submitted));
         let queue_daily = self.queued.daily_means();
         let unstable = offered >= 1.0 || growing_backlog(&queue_daily, t.backlog_days);
         let daily = Daily {

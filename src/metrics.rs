@@ -75,11 +75,26 @@ pub enum Metric {
     /// Mean wait from submission to the first start of compute (the first segment only:
     /// what a user sees before anything runs).
     FirstWaitMean,
+    /// Campus capacity out of service in the window (failed and drained nodes, outages),
+    /// GPU-hours. Written only when the scenario models failures, drains, outages,
+    /// scheduler cycles, start delays, patience or balking (as are the four below).
+    CapacityLostGpuHours,
+    /// Work thrown away by jobs killed by node failures or outages (since their last
+    /// checkpoint), GPU-hours, all campus jobs.
+    FailureLostWorkGpuHours,
+    /// Campus job segments killed by node failures or outages in the window, all jobs.
+    FailureKilledJobs,
+    /// Share of campus submissions in the window (every account) cancelled in the queue
+    /// when their users' patience ran out.
+    RenegedShare,
+    /// Share of campus submissions in the window (every account) never made because the
+    /// queue ahead was too long.
+    BalkedShare,
 }
 
 impl Metric {
     /// Every metric, in output order.
-    pub const ALL: [Metric; 29] = [
+    pub const ALL: [Metric; 34] = [
         Metric::TotalCost,
         Metric::CampusCost,
         Metric::CloudCost,
@@ -109,6 +124,21 @@ impl Metric {
         Metric::QueueLenMean,
         Metric::ArrivalRatePerHour,
         Metric::FirstWaitMean,
+        Metric::CapacityLostGpuHours,
+        Metric::FailureLostWorkGpuHours,
+        Metric::FailureKilledJobs,
+        Metric::RenegedShare,
+        Metric::BalkedShare,
+    ];
+
+    /// The metrics of the capacity model (issue 14), written only for scenarios that use it
+    /// ([`Metric::written`]), so that every other scenario's outputs keep their bytes.
+    pub const CAPACITY: [Metric; 5] = [
+        Metric::CapacityLostGpuHours,
+        Metric::FailureLostWorkGpuHours,
+        Metric::FailureKilledJobs,
+        Metric::RenegedShare,
+        Metric::BalkedShare,
     ];
 
     /// Headline metrics: the ones sequential stopping and the terminal table watch.
@@ -147,6 +177,11 @@ impl Metric {
             Metric::QueueLenMean => "queue_len_mean",
             Metric::ArrivalRatePerHour => "arrival_rate_per_h",
             Metric::FirstWaitMean => "first_wait_mean_h",
+            Metric::CapacityLostGpuHours => "capacity_lost_gpu_hours",
+            Metric::FailureLostWorkGpuHours => "failure_lost_work_gpu_hours",
+            Metric::FailureKilledJobs => "failure_killed_jobs",
+            Metric::RenegedShare => "reneged_share",
+            Metric::BalkedShare => "balked_share",
         }
     }
 
@@ -172,7 +207,12 @@ impl Metric {
             | Metric::CampusUtilization
             | Metric::MonthlyUtilization
             | Metric::CampusOfferedLoad => "share",
-            Metric::CloudGpuHours | Metric::CampusGpuHours => "GPU-h",
+            Metric::CloudGpuHours
+            | Metric::CampusGpuHours
+            | Metric::CapacityLostGpuHours
+            | Metric::FailureLostWorkGpuHours => "GPU-h",
+            Metric::RenegedShare | Metric::BalkedShare => "share",
+            Metric::FailureKilledJobs => "count",
             Metric::JobsCompleted => "jobs",
             Metric::BacklogAtHorizonDays | Metric::BudgetCapDay => "days",
             Metric::BudgetAlerts | Metric::Interruptions | Metric::WalltimeResubmits => "count",
@@ -192,7 +232,20 @@ impl Metric {
                 | Metric::CloudJobShare
                 | Metric::CampusUtilization
                 | Metric::MonthlyUtilization
+                | Metric::RenegedShare
+                | Metric::BalkedShare
         )
+    }
+
+    /// Whether a scenario's outputs carry this metric: every metric but the
+    /// [`Metric::CAPACITY`] ones, which only a scenario with the capacity model on has.
+    pub fn written(self, scenario: &crate::scenario::Scenario) -> bool {
+        !Metric::CAPACITY.contains(&self) || scenario.models_capacity()
+    }
+
+    /// The metrics a scenario's outputs carry, in [`Metric::ALL`] order.
+    pub fn all_written(scenario: &crate::scenario::Scenario) -> Vec<Metric> {
+        Metric::ALL.iter().copied().filter(|m| m.written(scenario)).collect()
     }
 
     /// Index in [`Metric::ALL`].

@@ -285,7 +285,7 @@ impl<O: Observer> World<'_, O> {
                 }
                 return;
             }
-            let removed = self.cluster.withdraw(self.now, j);
+            let removed = self.withdraw_campus(j);
             debug_assert!(removed, "invariant: a queued job is in the campus queue");
             self.obs.withdrawn(self.now, j);
             let st = &mut self.st[j as usize];

@@ -51,6 +51,12 @@ pub enum Purpose {
     /// Further independent resamples of a trace superposed for a load scale above 1;
     /// `u64` is the copy index (≥ 1: copy 0 is [`Purpose::Bootstrap`]).
     BootstrapCopy(u64),
+    /// One node's failures and repairs (`u32`: the node index).
+    NodeFailures(u32),
+    /// The whole cluster's unplanned outages.
+    Outages,
+    /// A campus job's patience, keyed by [`patience_key`].
+    Patience(u64),
 }
 
 impl Purpose {
@@ -67,6 +73,9 @@ impl Purpose {
             Purpose::Test(k) => (5, k),
             Purpose::TraceScale => (6, 0),
             Purpose::BootstrapCopy(c) => (7, c),
+            Purpose::NodeFailures(n) => (13, u64::from(n)),
+            Purpose::Outages => (14, 0),
+            Purpose::Patience(k) => (15, k),
         }
     }
 }
@@ -75,6 +84,12 @@ impl Purpose {
 /// generated jobs, among the group's jobs for a log's).
 pub fn job_key(class: u16, index: u32) -> u64 {
     u64::from(class) << 32 | u64::from(index)
+}
+
+/// The key of any campus job's own streams (background or group): [`job_key`] with the
+/// top bit set for the group's jobs, whose classes are numbered apart.
+pub fn patience_key(group: bool, class: u16, index: u32) -> u64 {
+    u64::from(group) << 63 | job_key(class, index)
 }
 
 /// The SplitMix64 finaliser: a bijective mix of 64 bits.
@@ -117,6 +132,9 @@ mod tests {
         assert_ne!(derive_seed(42, 0, Purpose::CloudJob(1)), derive_seed(42, 0, Purpose::Debugging(1)));
         assert_ne!(derive_seed(42, 0, Purpose::BootstrapCopy(1)), derive_seed(42, 0, Purpose::BootstrapCopy(2)));
         assert_ne!(derive_seed(42, 0, Purpose::BootstrapCopy(1)), derive_seed(42, 0, Purpose::CloudJob(1)));
+        assert_ne!(derive_seed(42, 0, Purpose::NodeFailures(1)), derive_seed(42, 0, Purpose::NodeFailures(2)));
+        assert_ne!(derive_seed(42, 0, Purpose::Patience(1)), derive_seed(42, 0, Purpose::CloudJob(1)));
+        assert_ne!(patience_key(true, 0, 5), patience_key(false, 0, 5));
         let mut a = stream(7, 3, arr(false, 0));
         let mut b = stream(7, 3, arr(false, 0));
         let xa: Vec<u64> = (0..5).map(|_| a.random()).collect();

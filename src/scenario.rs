@@ -6,6 +6,7 @@
 //! converted to clock units. Errors name the file, the line, the key and what is
 //! allowed.
 
+pub mod capacity;
 pub mod dist;
 pub mod labels;
 pub mod locate;
@@ -153,6 +154,8 @@ pub struct Campus {
     pub price_per_gpu_hour_cny: f64,
     /// Maintenance windows `[start, end)`, sorted and disjoint.
     pub maintenance: Vec<(SimTime, SimTime)>,
+    /// Failures, drains, outages, scheduler cycle and start delay (all off by default).
+    pub capacity: capacity::Capacity,
 }
 
 /// A group of identical nodes.
@@ -235,7 +238,7 @@ pub struct Backfill {
 }
 
 /// A Slurm account with its fair-share and limits.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Account {
     /// Name.
     pub name: String,
@@ -247,6 +250,8 @@ pub struct Account {
     pub max_jobs: Option<u32>,
     /// MaxSubmit.
     pub max_submit: Option<u32>,
+    /// Patience and balking of the account's jobs (off by default).
+    pub patience: capacity::Patience,
 }
 
 impl Campus {
@@ -544,6 +549,12 @@ impl Scenario {
             .bytes()
             .chain(trace.to_le_bytes())
             .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    }
+
+    /// Whether the scenario models failing capacity, scheduler cycles, start delays,
+    /// patience or balking (issue 14); only then do outputs carry the capacity metrics.
+    pub fn models_capacity(&self) -> bool {
+        self.campus.capacity.any() || self.campus.accounts.iter().any(|a| a.patience.any())
     }
 
     /// The clock against the civil calendar.

@@ -25,6 +25,8 @@
 pub mod bootstrap;
 pub mod csv_list;
 pub mod fit;
+pub mod holdout;
+pub mod infer;
 pub mod mle;
 pub mod replay;
 pub mod sacct;

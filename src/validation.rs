@@ -194,6 +194,11 @@ impl Case {
                 max_walltime_hours: None,
                 price_per_gpu_hour_cny: 0.0,
                 maintenance: vec![],
+                node_failures: None,
+                drains: vec![],
+                outages: None,
+                scheduler_cycle_seconds: None,
+                min_start_delay_seconds: None,
             },
             background: None,
             workload: RawWorkload {

@@ -112,7 +112,7 @@ fn a_log_without_recorded_waits_shows_the_simulated_figures_not_nan() {
     assert_eq!(jobs.split_whitespace().collect::<Vec<_>>(), ["jobs", "unavailable", "20", "–"], "{jobs}");
     let (ok, csv, err) = stdout(&["validate", "--trace", log, "--format", "csv"]);
     assert!(ok && err.contains("recorded column is empty"), "{err}");
-    assert!(csv.contains("\njobs,,20\n") && !csv.contains("NaN"), "{csv}");
+    assert!(csv.contains("\njobs,,20,\n") && !csv.contains("NaN"), "{csv}");
     assert!(csv_value(&csv, "mean_wait_h", 2) > 0.0, "20 jobs on 4 processors queue: {csv}");
 }
 

@@ -110,7 +110,14 @@ mod tests {
 
     #[test]
     fn limits_hold_and_release_like_slurms_association_limits() {
-        let a = Account { name: "a".into(), fairshare: 1.0, gpu_limit: Some(8), max_jobs: Some(2), max_submit: Some(3) };
+        let a = Account {
+            name: "a".into(),
+            fairshare: 1.0,
+            gpu_limit: Some(8),
+            max_jobs: Some(2),
+            max_submit: Some(3),
+            patience: Default::default(),
+        };
         let mut l = Limits::new(&[a]);
         for _ in 0..3 {
             assert!(l.may_submit(0));

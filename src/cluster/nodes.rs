@@ -192,6 +192,8 @@ pub struct NodeCluster {
     /// Something changed since the last main pass / backfill pass.
     dirty_main: bool,
     dirty_backfill: bool,
+    /// Nodes that are down (failed or drained) and until when: `(node, until)`.
+    down: Vec<(u32, SimTime)>,
 }
 
 impl NodeCluster {
@@ -226,6 +228,7 @@ impl NodeCluster {
             queued_group: 0,
             dirty_main: false,
             dirty_backfill: false,
+            down: Vec::new(),
         }
     }
 
@@ -358,6 +361,34 @@ impl NodeCluster {
         self.dirty_backfill = true;
     }
 
+    /// The running jobs holding GPUs on a node, in job order.
+    pub fn jobs_on_node(&self, node: u32) -> Vec<u32> {
+        let mut v: Vec<u32> =
+            self.running.iter().filter(|(_, r)| r.alloc.iter().any(|a| a.0 == node)).map(|(&j, _)| j).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Takes a node out of service until `until` (a failure's repair, a drain's end):
+    /// nothing is placed or planned on it. Its running jobs go on (the engine kills those
+    /// of a failed node first).
+    pub fn set_node_down(&mut self, node: u32, until: SimTime) {
+        self.nodes.set_down(node, true);
+        match self.down.iter_mut().find(|d| d.0 == node) {
+            Some(d) => d.1 = until,
+            None => self.down.push((node, until)),
+        }
+        self.down.sort_unstable();
+        self.invalidate();
+    }
+
+    /// Puts a node back in service.
+    pub fn set_node_up(&mut self, node: u32) {
+        self.nodes.set_down(node, false);
+        self.down.retain(|d| d.0 != node);
+        self.invalidate();
+    }
+
     /// Marks that something outside the queue changed (maintenance ended).
     pub fn invalidate(&mut self) {
         self.dirty_main = true;
@@ -487,6 +518,9 @@ impl NodeCluster {
     fn take_plan(&mut self, now: SimTime, horizon: SimTime) -> Plan {
         let mut plan = std::mem::replace(&mut self.plan, Plan::empty(&[], Vec::new(), &[], 0));
         plan.rebuild(now, horizon, &self.nodes.nodes, &self.node_releases, &self.account_running);
+        for &(n, until) in &self.down {
+            plan.block(n, now, until);
+        }
         plan
     }
 
@@ -581,6 +615,9 @@ impl NodeCluster {
         let horizon = limit.max(now.saturating_add(self.window));
         let mut plan = self.plan.clone();
         plan.rebuild(now, horizon, &self.nodes.nodes, &self.node_releases, &self.account_running);
+        for &(n, until) in &self.down {
+            plan.block(n, now, until);
+        }
         let mut ahead = 0u32;
         for w in self.queue.iter().take_while(|w| w.key() < me.key()) {
             ahead += 1;

@@ -74,8 +74,11 @@ pub struct Nodes {
     pub nodes: Vec<Node>,
     /// Per partition: `(free GPUs, node)` of its nodes.
     by_free: Vec<BTreeSet<(u32, u32)>>,
-    /// Per partition: free GPUs in all its nodes.
+    /// Per partition: free GPUs in all its nodes that are up.
     free: Vec<u32>,
+    /// Per node: down (failed or drained). A down node is not indexed in `by_free`, so
+    /// no placement ever picks it.
+    down: Vec<bool>,
 }
 
 impl Nodes {
@@ -93,7 +96,8 @@ impl Nodes {
             by_free[usize::from(n.partition)].insert((n.free, i as u32));
             free[usize::from(n.partition)] += n.free;
         }
-        Nodes { nodes, by_free, free }
+        let down = vec![false; nodes.len()];
+        Nodes { nodes, by_free, free, down }
     }
 
     /// Free GPUs in a partition now.
@@ -138,7 +142,35 @@ impl Nodes {
         }
     }
 
+    /// Whether a node is down (failed or drained): it takes no job.
+    pub fn is_down(&self, node: u32) -> bool {
+        self.down[node as usize]
+    }
+
+    /// Takes a node out of (`down`) or back into placement. Its GPUs stay as they are:
+    /// a drained node's running jobs go on; a failed node's jobs are given back first.
+    pub fn set_down(&mut self, node: u32, down: bool) {
+        if self.down[node as usize] == down {
+            return;
+        }
+        let n = self.nodes[node as usize];
+        let p = usize::from(n.partition);
+        if down {
+            let removed = self.by_free[p].remove(&(n.free, node));
+            debug_assert!(removed, "invariant: every node that is up is indexed by its free GPUs");
+            self.free[p] -= n.free;
+        } else {
+            self.by_free[p].insert((n.free, node));
+            self.free[p] += n.free;
+        }
+        self.down[node as usize] = down;
+    }
+
     fn set_free(&mut self, node: u32, free: u32) {
+        if self.down[node as usize] {
+            self.nodes[node as usize].free = free;
+            return;
+        }
         let n = &mut self.nodes[node as usize];
         let p = usize::from(n.partition);
         let removed = self.by_free[p].remove(&(n.free, node));
@@ -192,6 +224,23 @@ mod tests {
         assert_eq!(c.free_in(0), 8);
         assert_eq!(c.place(0, Shape::of(8, 0, 0, 8)), None, "fragmentation: no node has 8 free");
         assert_eq!(c.place(0, Shape::of(1, 0, 0, 8)), Some(vec![(0, 1)]));
+    }
+
+    #[test]
+    fn a_node_that_is_down_is_never_placed_on() {
+        let mut c = nodes(2, 8);
+        c.take(&vec![(1, 6)]); // node 1: 2 free, the best fit for 2 GPUs
+        c.set_down(1, true);
+        assert_eq!(c.free_in(0), 8);
+        assert_eq!(c.place(0, Shape::OneNode(2)), Some(vec![(0, 2)]), "node 1 is down");
+        c.set_down(0, true);
+        assert_eq!(c.place(0, Shape::OneNode(1)), None, "every node is down");
+        c.give_back(&vec![(1, 6)]); // its job ended while it was down
+        c.set_down(1, false);
+        assert_eq!(c.place(0, Shape::of(16, 0, 0, 8)), None, "node 0 is still down");
+        assert_eq!(c.place(0, Shape::of(8, 0, 0, 8)), Some(vec![(1, 8)]));
+        c.set_down(0, false);
+        assert_eq!(c.free_in(0), 16);
     }
 
     #[test]

@@ -266,6 +266,16 @@ impl Plan {
         }
     }
 
+    /// Marks a node unavailable on `[from, until)` (failed until its repair, or drained
+    /// until the drain ends): nothing is planned on it then. Call after [`Plan::rebuild`].
+    pub fn block(&mut self, node: u32, from: SimTime, until: SimTime) {
+        let from = from.max(self.now);
+        set_to_zero(&mut self.free[node as usize], from, until);
+        if from == self.now {
+            self.free_now.retain(|f| f.0 != node);
+        }
+    }
+
     /// Free GPUs of a node at the plan's start (after the reservations made so far).
     pub fn free_now(&self, node: u32) -> u32 {
         value_at(&self.free[node as usize], self.now).max(0) as u32
@@ -516,6 +526,18 @@ mod tests {
         // 8 GPUs held until 300, limit 12: a 8-GPU job waits for 300, a 4-GPU one starts now.
         assert_eq!(plan.earliest(&Ask { gpus: 8, ..ask(Shape::OneNode(8), 10) }).unwrap().0, 300);
         assert_eq!(plan.earliest(&Ask { gpus: 4, ..ask(Shape::OneNode(4), 10) }).unwrap().0, 0);
+    }
+
+    #[test]
+    fn a_blocked_node_gets_nothing_until_it_is_back() {
+        let nodes = [node(8), node(8)];
+        let mut plan = Plan::new(0, 1000, &nodes, std::iter::empty(), std::iter::empty(), vec![(None, None)], &[], 1);
+        plan.block(0, 0, 300);
+        plan.block(1, 0, 100);
+        assert!(!plan.any_free_now_anywhere());
+        assert_eq!(plan.start_now(&ask(Shape::OneNode(1), 10)), None);
+        assert_eq!(plan.earliest(&ask(Shape::OneNode(8), 10)).unwrap(), (100, vec![(1, 8)]));
+        assert_eq!(plan.earliest(&ask(Shape::Whole(2), 10)).unwrap().0, 300);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! Events are ordered by the key `(time, class, seq)`:
 //! - `time`: whole seconds on the clock;
 //! - `class`: at the same second, events that *free* resources come first (job ends),
-//!   then maintenance ends and rentals starting or ending, then policy timers (overflow timeouts, end of debugging),
+//!   then changes of capacity (maintenance ends, rentals starting or ending; node failures,
+//!   repairs and drains; outages: a job ending at the second its node fails has completed),
+//!   then timers (overflow timeouts, end of debugging, patience running out, start delays),
 //!   so a timer sees the state after everything that freed GPUs at that second; new
 //!   submissions are handled after all of these (they come from the sorted job stream,
 //!   not from this queue), and the campus scheduler runs once at the end of the second;
@@ -39,6 +41,22 @@ pub enum Event {
     /// The campus asked to be scheduled now (a backfill tick, a priority recomputation);
     /// the scheduler runs at the end of every second that has an event anyway.
     CampusTick,
+    /// A node fails: its jobs are killed and re-queued.
+    NodeDown(u32),
+    /// A failed node is repaired.
+    NodeUp(u32),
+    /// A planned drain (index) begins: its nodes take no new jobs.
+    DrainStart(u32),
+    /// A planned drain (index) ends.
+    DrainEnd(u32),
+    /// A whole-cluster outage (index) begins.
+    OutageStart(u32),
+    /// A whole-cluster outage ends.
+    OutageEnd,
+    /// A queued job's patience runs out: its user cancels it if it has not started.
+    Renege(u32),
+    /// A job's minimum start delay has passed: it joins the campus queue.
+    Release(u32),
 }
 
 impl Event {
@@ -46,8 +64,14 @@ impl Event {
     fn class(self) -> u8 {
         match self {
             Event::CampusEnd(_) | Event::CloudEnd(_) => 0,
-            Event::MaintenanceEnd | Event::RentalStart(_) | Event::RentalEnd(_) => 1,
-            Event::DebugDone(_) | Event::Timeout(_) => 2,
+            Event::MaintenanceEnd
+            | Event::RentalStart(_)
+            | Event::RentalEnd(_)
+            | Event::NodeUp(_)
+            | Event::DrainEnd(_)
+            | Event::OutageEnd => 1,
+            Event::NodeDown(_) | Event::DrainStart(_) | Event::OutageStart(_) => 1,
+            Event::DebugDone(_) | Event::Timeout(_) | Event::Renege(_) | Event::Release(_) => 2,
             Event::Horizon | Event::CampusTick => 3,
         }
     }

@@ -67,7 +67,7 @@ impl Summaries {
         let b = scenario.baseline;
         for (p, policy) in scenario.policies.iter().enumerate() {
             let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
-            for m in Metric::ALL {
+            for m in Metric::all_written(scenario) {
                 let col = results.column(p, m);
                 rows.push(SummaryRow {
                     policy: policy.name.clone(),

@@ -169,14 +169,15 @@ pub fn paired_csv(s: &Summaries) -> Vec<u8> {
 /// `replications.csv`: policy × replication, one column per metric.
 pub fn replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
     let mut header = vec!["policy".to_string(), "replication".into(), "seed".into()];
-    header.extend(Metric::ALL.iter().map(|m| m.name().to_string()));
+    let written = Metric::all_written(scenario);
+    header.extend(written.iter().map(|m| m.name().to_string()));
     header.push("unstable".into());
     let mut w = CsvBytes::new(&header);
     for (p, policy) in scenario.policies.iter().enumerate() {
         let pr = &results.policies[p];
         for (i, &r) in results.replications.iter().enumerate() {
             let mut row = vec![policy.name.clone(), r.to_string(), scenario.seed.to_string()];
-            row.extend(pr.values[i].iter().map(|&v| num(v)));
+            row.extend(written.iter().map(|m| num(pr.values[i][m.index()])));
             row.push(pr.unstable[i].to_string());
             w.row(&row);
         }

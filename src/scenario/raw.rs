@@ -169,7 +169,70 @@ pub struct RawCampus {
     /// Maintenance windows: no job runs during them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub maintenance: Vec<RawWindow>,
+    /// Node failures (`placement = "nodes"`): per node, time between failures and repair
+    /// time. Off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_failures: Option<RawNodeFailures>,
+    /// Planned drains of some nodes (`placement = "nodes"`): from `start` the nodes take no
+    /// new job (running ones finish), until the end of `end`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drains: Vec<RawDrain>,
+    /// Unplanned whole-cluster outages at random times. Off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outages: Option<RawOutages>,
+    /// The scheduler passes only at multiples of this many seconds on the clock (0 or
+    /// absent: at every event, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_cycle_seconds: Option<f64>,
+    /// A job joins the queue this many seconds after its submission (0 or absent: at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_start_delay_seconds: Option<f64>,
 }
+
+/// `[campus.node_failures]`: every node fails and is repaired independently.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNodeFailures {
+    /// Hours from a node's repair (or the start) to its next failure.
+    pub time_between_failures_hours: DistSpec,
+    /// Hours a failed node stays down.
+    pub repair_hours: DistSpec,
+    /// How often a campus job checkpoints; a job killed by a failure keeps the work up to
+    /// its last checkpoint. Absent: it keeps only the work before its current segment
+    /// (segments end at the walltime limit, where jobs checkpoint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_interval_hours: Option<f64>,
+}
+
+/// `[[campus.drains]]`: a planned drain (maintenance) of some nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDrain {
+    /// First day, `YYYY-MM-DD` (from 00:00).
+    pub start: String,
+    /// Last day, inclusive.
+    pub end: String,
+    /// How many nodes: the first ones of `node_group` (or of the cluster).
+    pub nodes: u32,
+    /// Which node group (default: the cluster's nodes in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_group: Option<String>,
+}
+
+/// `[campus.outages]`: unplanned whole-cluster outages.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutages {
+    /// Hours from the end of one outage (or the start) to the next.
+    pub time_between_hours: DistSpec,
+    /// Hours an outage lasts.
+    pub duration_hours: DistSpec,
+    /// Whether an outage kills the running jobs (a power or network loss; true, the
+    /// default) or only stops the scheduler (false: running jobs go on, nothing starts).
+    #[serde(default = "yes")]
+    pub kills_jobs: bool,
+}
+
 
 /// How the campus places jobs on GPUs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -308,6 +371,17 @@ pub struct RawAccount {
     /// MaxSubmit: pending and running jobs at once; a job over it waits to be submitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_submit: Option<u32>,
+    /// Patience: hours a job waits in the queue before its user cancels it (reneging).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patience_hours: Option<DistSpec>,
+    /// Balking: a job is not submitted when the waiting jobs already ask for more than
+    /// this many GPU-hours (GPUs × walltime requests, what `squeue` shows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balk_gpu_hours_ahead: Option<f64>,
+    /// Balking: a job is not submitted when its forecast start (`squeue --start`) is more
+    /// than this many hours away.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balk_wait_hours: Option<f64>,
 }
 
 fn default_gpu_type() -> String {

@@ -17,6 +17,8 @@ use serde::Deserialize;
 mod cloud;
 mod trace;
 
+mod capacity;
+
 use cloud::{check_every_class_can_run, offer, policy};
 use trace::trace_source;
 
@@ -529,6 +531,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         return bad("campus.partitions", format!("partition '{}' has no nodes; give it a node group", p.name));
     }
     let vram_gb = node_groups.iter().map(|g| g.vram_gb).fold(vram_gb, f64::max);
+    let capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
     let (accounts, group_account) = accounts(raw)?;
     let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
     let pool_only = |key: &str, what: &str| -> Result<()> {
@@ -612,6 +615,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         max_walltime,
         price_per_gpu_hour_cny: price,
         maintenance,
+        capacity,
     })
 }
 
@@ -760,6 +764,7 @@ fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
             gpu_limit: a.gpu_limit,
             max_jobs: a.max_jobs,
             max_submit: a.max_submit,
+            patience: capacity::patience(&k, a)?,
         });
     }
     if !out.iter().any(|a| a.name == OTHERS_ACCOUNT) {
@@ -769,6 +774,7 @@ fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
             gpu_limit: None,
             max_jobs: None,
             max_submit: None,
+            patience: Default::default(),
         });
     }
     let group_name = raw.workload.account.clone().unwrap_or_else(|| GROUP_ACCOUNT.into());
@@ -790,6 +796,7 @@ fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
                 gpu_limit: c.group_gpu_limit,
                 max_jobs: None,
                 max_submit: None,
+                patience: Default::default(),
             });
             out.len() - 1
         }

@@ -20,6 +20,13 @@
 //!   multipliers average 1 over the log's period;
 //! - **hour of week**: relative arrival rates by local hour and weekday, written as the
 //!   background's `hourly_profile` (168 values, Monday 00:00 first);
+//! - **outages, scheduler cycle, patience** ([`super::infer`], the exact rules there):
+//!   whole-cluster outages inferred from the recorded schedule (stretches of an hour or
+//!   more in which jobs waited, the first of them fitted and nothing started), fitted as
+//!   a renewal process and written as `[campus.outages]` with `kills_jobs = false`; the
+//!   cycle from the granularity of the recorded waits (`scheduler_cycle_seconds`); the
+//!   share of cancelled jobs (status 5) and, if any, an exponential patience for the
+//!   log's account;
 //! - **horizon**: one calendar year from the log's first day (the scenario leaves
 //!   `horizon_days` out), whatever the log's span, unless [`FitOptions::horizon_days`]
 //!   asks otherwise: a short log describes the load, not the length of the question.
@@ -261,6 +268,14 @@ pub struct LogFit {
     pub warnings: Vec<FitWarning>,
     /// The group's own jobs, when a group was named.
     pub group: Option<GroupFit>,
+    /// Outages inferred from the recorded schedule ([`super::infer`]); `None` when the log
+    /// has no waits or shows none.
+    pub outages: Option<super::infer::OutageFit>,
+    /// The scheduler cycle the recorded waits show, with the share of positive waits it
+    /// divides.
+    pub cycle: Option<(crate::units::SimTime, f64)>,
+    /// Cancellations (status 5) and the patience they imply.
+    pub patience: super::infer::PatienceFit,
 }
 
 /// Why a log cannot be fitted.
@@ -390,6 +405,15 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
         profile,
         warnings,
         group,
+        outages: super::infer::fit_outages(
+            &super::infer::outages(&conv, cluster_gpus, super::infer::MIN_OUTAGE),
+            span as crate::units::SimTime,
+        ),
+        cycle: super::infer::cycle(&conv).map(|c| {
+            let waits: Vec<i64> = conv.recorded_wait.iter().flatten().copied().filter(|&w| w > 0).collect();
+            (c, waits.iter().filter(|&&w| w % c as i64 == 0).count() as f64 / waits.len() as f64)
+        }),
+        patience: super::infer::patience(trace),
     })
 }
 

@@ -83,6 +83,13 @@ pub struct ReplayOptions {
     /// Tested jobs that get a reservation each backfill pass on nodes (`None`: the
     /// scenario default, 16; Slurm reserves for every tested job).
     pub bf_reservations: Option<u32>,
+    /// Stop the scheduler during the log's own outages ([`super::infer::outages`]).
+    pub infer_outages: bool,
+    /// Shortest inferred outage (default [`super::infer::MIN_OUTAGE`], one hour).
+    pub outage_min: SimTime,
+    /// Scheduler cycle: `None` none; `Some(None)` the log's own ([`super::infer::cycle`]);
+    /// `Some(Some(s))` every `s` seconds.
+    pub cycle: Option<Option<SimTime>>,
 }
 
 impl ReplayOptions {
@@ -99,6 +106,9 @@ impl ReplayOptions {
             priority: PriorityKind::Fifo,
             bf_interval_s: None,
             bf_reservations: None,
+            infer_outages: false,
+            outage_min: super::infer::MIN_OUTAGE,
+            cycle: None,
         }
     }
 
@@ -282,6 +292,10 @@ pub struct Replay {
     /// Simulated start of each replayed job (same order as `converted.jobs`), on the
     /// replay's clock; `None` if it never started.
     pub starts: Vec<Option<SimTime>>,
+    /// The outages the scheduler was stopped for (inferred from the log), on the replay's clock.
+    pub outages: Vec<(SimTime, SimTime)>,
+    /// The scheduler cycle used (0: none).
+    pub cycle: SimTime,
 }
 
 /// Converts, simulates and compares.
@@ -291,7 +305,16 @@ pub struct Replay {
 pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ScenarioError> {
     let converted = to_jobs(trace, o);
     let last = converted.jobs.last().map_or(0, |j| j.submit);
-    let scn = scenario(o, last)?;
+    let mut scn = scenario(o, last)?;
+    let outages =
+        if o.infer_outages { super::infer::outages(&converted, o.gpus, o.outage_min) } else { Vec::new() };
+    let cycle = match o.cycle {
+        None => 0,
+        Some(Some(s)) => s,
+        Some(None) => super::infer::cycle(&converted).unwrap_or(0),
+    };
+    scn.campus.capacity.outage_windows = outages.clone();
+    scn.campus.capacity.cycle = cycle;
     let stream = JobStream::from_jobs(converted.jobs.clone());
     let out = simulate(&scn, &stream, 0, 0);
     let (mut rec, mut sim, mut all) = (Vec::new(), Vec::new(), Vec::new());
@@ -318,6 +341,8 @@ pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ScenarioError>
         utilization: if end == 0 { f64::NAN } else { work / (f64::from(o.gpus) * end as f64) },
         converted,
         starts,
+        outages,
+        cycle,
     })
 }
 
@@ -368,12 +393,15 @@ impl Replay {
         s
     }
 
-    /// The same as CSV: `statistic,recorded,simulated` (recorded empty when the log
-    /// records no waits).
+    /// The same as CSV: `metric,recorded,simulated,ratio` with rows `jobs`,
+    /// `mean_wait_h`, `p50_wait_h`, `p90_wait_h`, `p95_wait_h`, `p99_wait_h`,
+    /// `zero_wait_share` (ratio = simulated ÷ recorded; recorded and ratio empty when the
+    /// log records no waits, ratio empty when the recorded value is 0).
     pub fn to_csv(&self) -> String {
-        let mut s = String::from("statistic,recorded,simulated\n");
-        for (name, r, x) in self.rows() {
-            s.push_str(&format!("{name},{},{x}\n", r.map_or(String::new(), |r| r.to_string())));
+        let mut s = String::from("metric,recorded,simulated,ratio\n");
+        for (name, r, x) in self.rows().into_iter().filter(|r| r.0 != "wait_le_1min_share") {
+            let ratio = r.filter(|&r| r != 0.0 && r.is_finite()).map_or(String::new(), |r| (x / r).to_string());
+            s.push_str(&format!("{name},{},{x},{ratio}\n", r.map_or(String::new(), |r| r.to_string())));
         }
         s
     }

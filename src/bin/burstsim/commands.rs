@@ -324,6 +324,19 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
         run(r2);
         eprintln!("burstsim: Monte Carlo speed-up on 2 threads: {speedup:.2}× (efficiency {:.0}%)", speedup * 50.0);
     }
+    // The capacity model on (issue 14): the default year with node failures, a drain,
+    // outages, patience and balking (scenarios/capacity.toml).
+    let capacity = Scenario::from_toml_str(include_str!("../../../scenarios/capacity.toml"), "scenarios/capacity.toml")
+        .expect("the shipped capacity scenario is valid");
+    if wanted("capacity-e2e") {
+        run(single.install(|| bench::end_to_end_case("capacity-e2e", &capacity, reps)));
+    }
+    if wanted("capacity-monte-carlo") {
+        let scn = if a.smoke { capacity.clone().with_overrides(None, Some(2)) } else { capacity.clone() };
+        let mut r = bench::monte_carlo_case(&scn, 2, reps.min(3));
+        r.name = "capacity-monte-carlo-2t".into();
+        run(r);
+    }
     print!("{}", bench::to_table(&results));
     Ok(ExitCode::SUCCESS)
 }

@@ -75,6 +75,33 @@ pub struct TraceValidateArgs {
     /// Runtime estimates the scheduler sees: recorded (requested walltime) or exact.
     #[arg(long, default_value = "recorded", requires = "trace")]
     pub estimates: String,
+    /// Outages: none, or infer (stop the scheduler during the log's own outages: an hour
+    /// or more in which jobs waited, the first of them fitted and nothing started; see
+    /// docs/VALIDATION.md).
+    #[arg(long, default_value = "none", requires = "trace")]
+    pub outages: String,
+    /// Shortest stretch counted as an outage by --outages infer, in hours (default 1;
+    /// for sensitivity checks).
+    #[arg(long, value_name = "HOURS", requires = "outages")]
+    pub outage_min_hours: Option<f64>,
+    /// Scheduler cycle: none, auto (the granularity of the log's recorded waits) or a
+    /// number of seconds; the scheduler then passes only at multiples of it.
+    #[arg(long, default_value = "none", requires = "trace")]
+    pub cycle: String,
+    /// Out of sample: fit a scenario on the first half of the log (by submission time),
+    /// simulate the second half's period from it and compare with its recorded waits
+    /// (pool of --gpus, the fitted outages, cycle and arrivals; docs/VALIDATION.md).
+    #[arg(long, requires = "trace")]
+    pub out_of_sample: bool,
+    /// Replications of the out-of-sample simulation.
+    #[arg(long, default_value_t = 10, requires = "out_of_sample")]
+    pub replications: u32,
+    /// Master seed of the out-of-sample simulation.
+    #[arg(long, default_value_t = 1, requires = "out_of_sample")]
+    pub seed: u64,
+    /// Also write the scenario fitted on the first half (with the second half's dates).
+    #[arg(long, value_name = "FILE", requires = "out_of_sample")]
+    pub fitted_out: Option<PathBuf>,
     /// How to read the log.
     #[command(flatten)]
     pub read: ReadArgs,
@@ -143,6 +170,19 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     if let Some(s) = t.bf_interval.filter(|s| !(1..=3600).contains(s)) {
         bail!(usage(format!("--bf-interval {s} is not allowed; give 1 to 3600 seconds (Slurm's default is 30)")));
     }
+    let infer_outages = match t.outages.as_str() {
+        "none" => false,
+        "infer" => true,
+        other => bail!(usage(format!("--outages '{other}' is not known; use none or infer"))),
+    };
+    let cycle = match t.cycle.as_str() {
+        "none" | "0" => None,
+        "auto" => Some(None),
+        other => match other.parse::<u64>() {
+            Ok(s) if (1..=86_400).contains(&s) => Some(Some(s)),
+            _ => bail!(usage(format!("--cycle '{other}' is not allowed; use none, auto or 1 to 86400 seconds"))),
+        },
+    };
     if t.bf_reservations == Some(0) {
         bail!(usage("--bf-reservations 0 is not allowed; give at least 1".into()));
     }
@@ -171,8 +211,57 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     o.priority = priority;
     o.bf_interval_s = t.bf_interval;
     o.bf_reservations = t.bf_reservations;
+    o.infer_outages = infer_outages;
+    if let Some(h) = t.outage_min_hours {
+        if !(h.is_finite() && h > 0.0 && h <= 1000.0) {
+            bail!(usage(format!("--outage-min-hours {h} is not allowed; give more than 0 and at most 1000")));
+        }
+        o.outage_min = (h * 3600.0).round().max(1.0) as u64;
+    }
+    o.cycle = cycle;
     let gpus = o.gpus;
     let started = Instant::now();
+    if t.out_of_sample {
+        if o.nodes.is_some() || infer_outages || cycle.is_some() {
+            bail!(usage(
+                "--out-of-sample fits its own outages and cycle on a pool: leave out --gpus-per-node, --outages and --cycle".into()
+            ));
+        }
+        if !(2..=1000).contains(&t.replications) {
+            bail!(usage(format!("--replications {} is not allowed; give 2 to 1000", t.replications)));
+        }
+        let h = burstsim::trace::holdout::out_of_sample(&log, gpus, units, procs_per_gpu, t.replications, t.seed)
+            .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        if let Some(file) = &t.fitted_out {
+            burstsim::output::atomic_write(file, h.scenario_toml.as_bytes())
+                .with_context(|| format!("could not write '{}'", file.display()))?;
+            eprintln!("burstsim: wrote {}", file.display());
+        }
+        match a.format {
+            Format::Csv => print!("{}", h.to_csv()),
+            Format::Table => {
+                println!(
+                    "{}: fitted on the first half ({} jobs), simulated the second half's period {} times; waits in hours",
+                    path.display(),
+                    h.first_jobs,
+                    t.replications
+                );
+                println!();
+                print!("{}", h.to_table());
+                let m = h.mean();
+                println!(
+                    "\nMean wait: recorded {:.3} h, simulated {:.3} h (95% CI {:.3}–{:.3}), ratio {:.2}.",
+                    h.recorded.mean_h,
+                    m.mean,
+                    m.low(),
+                    m.high(),
+                    m.mean / h.recorded.mean_h
+                );
+            }
+        }
+        eprintln!("burstsim: out-of-sample check in {:.1} s", started.elapsed().as_secs_f64());
+        return Ok(ExitCode::SUCCESS);
+    }
     let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
     if let Some(file) = &t.jobs_out {
         burstsim::output::atomic_write(file, r.jobs_csv(&log).as_bytes())
@@ -208,6 +297,16 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
             );
             for (why, n) in &r.converted.left_out {
                 println!("  left out: {n} jobs ({why})");
+            }
+            if infer_outages {
+                let hours: f64 = r.outages.iter().map(|&(a, b)| (b - a) as f64 / 3600.0).sum();
+                println!("  outages inferred from the log: {} ({hours:.0} h), the scheduler stopped during each", r.outages.len());
+            }
+            if cycle.is_some() {
+                match r.cycle {
+                    0 => println!("  scheduler cycle: none (the log's waits show no common granularity)"),
+                    c => println!("  scheduler cycle: {c} s (passes at multiples of it)"),
+                }
             }
             println!();
             print!("{}", r.to_table());

@@ -30,6 +30,7 @@ fn spec(s: &DistSpec) -> String {
             format!("{{ kind = \"choice\", values = [{}], weights = [{}] }}", list(values), list(weights))
         }
         DistTable::Empirical { samples } => format!("{{ kind = \"empirical\", samples = [{}] }}", list(samples)),
+        DistTable::Exponential { mean } => format!("{{ kind = \"exponential\", mean = {} }}", num(*mean)),
         other => toml::to_string(other).unwrap_or_default(),
     }
 }
@@ -47,6 +48,59 @@ fn num(x: f64) -> String {
 
 fn fit_cell(f: &Fit) -> String {
     format!("{:>10.0} {:>6.3}", f.aic, f.ks)
+}
+
+/// The scheduler cycle, outages and patience the log shows ([`crate::trace::infer`]).
+fn write_capacity(s: &mut String, fit: &LogFit) {
+    match fit.cycle {
+        Some((c, share)) => {
+            let _ = writeln!(
+                s,
+                "scheduler_cycle_seconds = {c}   # {:.1}% of the log's positive waits are multiples of {c} s",
+                share * 100.0
+            );
+        }
+        None => {
+            let _ = writeln!(s, "# No scheduler cycle: the log's waits show no common granularity (or too few waits).");
+        }
+    }
+    let p = &fit.patience;
+    match p.mean_h {
+        Some(mean) => {
+            let _ = writeln!(
+                s,
+                "\n# Patience: {} of {} jobs ({:.1}%) were cancelled (status 5); exponential patience by maximum\n\
+                 # likelihood, every recorded wait exposed to cancelling: mean = total wait ÷ cancellations.",
+                p.cancelled,
+                p.jobs,
+                p.share() * 100.0
+            );
+            let _ = writeln!(s, "[[campus.accounts]]\nname = \"others\"\npatience_hours = {}", spec(&DistSpec::exponential(mean)));
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "# No patience: {} of {} jobs were cancelled (status 5), so the log shows no reneging.",
+                p.cancelled, p.jobs
+            );
+        }
+    }
+    if let Some(o) = &fit.outages {
+        let _ = writeln!(
+            s,
+            "\n# Outages inferred from the log: {} stretches of at least 1 h in which jobs waited, the first of\n\
+             # them fitted the free capacity and nothing started ({:.0} h of {:.0} h; rule: docs/VALIDATION.md).\n\
+             # Time between outages: exponential, mean = hours without an outage ÷ outages;\n\
+             # durations: {}.",
+            o.count, o.hours, o.period_hours, o.duration_note
+        );
+        let _ = writeln!(s, "[campus.outages]");
+        let _ = writeln!(s, "time_between_hours = {}", spec(&DistSpec::exponential(o.mean_between_h)));
+        let _ = writeln!(s, "duration_hours = {}", spec(&o.duration));
+        let _ = writeln!(s, "kills_jobs = false   # the log's jobs ran through them: only the scheduler stopped");
+    } else {
+        let _ = writeln!(s, "# No outages inferred (the log records no waits, or shows no such stretch).");
+    }
 }
 
 /// One `[[<table>.classes]]` entry: `rate` is its `load_share` or `jobs_per_week` line;
@@ -206,6 +260,7 @@ pub fn to_toml(fit: &LogFit) -> String {
     let _ = writeln!(s, "gpus = {}", fit.cluster_gpus);
     let _ = writeln!(s, "vram_gb = 80                  # (assumption) not in the log");
     let _ = writeln!(s, "scheduler = \"easy-backfill\"   # (assumption) what most clusters run");
+    write_capacity(&mut s, fit);
     let _ = writeln!(s, "\n[background]");
     let whose =
         if fit.group.is_some() { "The other groups' offered load in the log" } else { "The log's offered load" };

@@ -1,0 +1,127 @@
+//! Checks of the capacity keys (node failures, drains, outages, scheduler cycle, start
+//! delay) and of the accounts' patience and balking keys.
+
+use super::*;
+use crate::scenario::capacity::{Capacity, Drain, NodeFailures, Outages, Patience};
+
+/// Longest time a failure, repair or outage draw may take, in hours (ten years).
+const MAX_HOURS: f64 = 87_600.0;
+
+fn hours(key: &str, spec: &DistSpec) -> Result<Sampler> {
+    let s = sampler(key, spec, 0.0, f64::INFINITY, "hours must be ≥ 0")?;
+    if !(s.mean() > 0.0 && s.mean() <= MAX_HOURS) {
+        return bad(
+            key,
+            format!("a mean of {} h is not allowed; give a mean above 0 and at most {MAX_HOURS} h", s.mean()),
+        );
+    }
+    Ok(s)
+}
+
+/// The campus's capacity model.
+pub(super) fn capacity(c: &RawCampus, clock: Clock, horizon: SimTime, groups: &[NodeGroup]) -> Result<Capacity> {
+    let nodes_only = |key: &str| -> Result<()> {
+        if c.placement == Placement::Pool {
+            return bad(key, "needs placement = \"nodes\": the pool has no nodes to fail or drain");
+        }
+        Ok(())
+    };
+    let node_failures = match &c.node_failures {
+        None => None,
+        Some(f) => {
+            let k = "campus.node_failures";
+            nodes_only(k)?;
+            let checkpoint = match f.checkpoint_interval_hours {
+                None => None,
+                Some(h) => Some(hours_to_secs(
+                    within(&format!("{k}.checkpoint_interval_hours"), h, 1.0 / 60.0, MAX_HOURS, "hours")?,
+                    60,
+                )),
+            };
+            Some(NodeFailures {
+                between_h: hours(&format!("{k}.time_between_failures_hours"), &f.time_between_failures_hours)?,
+                repair_h: hours(&format!("{k}.repair_hours"), &f.repair_hours)?,
+                checkpoint,
+            })
+        }
+    };
+    let mut drains = Vec::new();
+    for (i, d) in c.drains.iter().enumerate() {
+        let k = format!("campus.drains[{i}]");
+        nodes_only(&k)?;
+        let a = date(&format!("{k}.start"), &d.start)?;
+        let b = date(&format!("{k}.end"), &d.end)?;
+        if b < a {
+            return bad(
+                format!("{k}.end"),
+                format!("'{b}' is before the start '{a}'; the end date must not come before the start"),
+            );
+        }
+        let (first, count) = match &d.node_group {
+            None => (0u32, groups.iter().map(|g| g.nodes).sum::<u32>()),
+            Some(name) => {
+                let Some(at) = groups.iter().position(|g| &g.name == name) else {
+                    return bad(
+                        format!("{k}.node_group"),
+                        format!(
+                            "no node group is named '{name}'; the groups are: {}",
+                            names(groups.iter().map(|g| g.name.as_str()))
+                        ),
+                    );
+                };
+                (groups[..at].iter().map(|g| g.nodes).sum(), groups[at].nodes)
+            }
+        };
+        if d.nodes == 0 || d.nodes > count {
+            return bad(
+                format!("{k}.nodes"),
+                format!("{} is not allowed; give 1 to {count} (the nodes there)", d.nodes),
+            );
+        }
+        let start = clock.seconds_of(a).max(0) as SimTime;
+        let end = (clock.seconds_of(b.add_days(1)).max(0) as SimTime).min(horizon + 400 * DAY);
+        if end > start {
+            drains.push(Drain { start, end, nodes: (first..first + d.nodes).collect() });
+        }
+    }
+    drains.sort_by_key(|d| d.start);
+    let outages = match &c.outages {
+        None => None,
+        Some(o) => Some(Outages {
+            between_h: hours("campus.outages.time_between_hours", &o.time_between_hours)?,
+            duration_h: hours("campus.outages.duration_hours", &o.duration_hours)?,
+            kills_jobs: o.kills_jobs,
+        }),
+    };
+    let secs = |key: &str, v: Option<f64>| -> Result<SimTime> {
+        Ok(within(key, v.unwrap_or(0.0), 0.0, 86_400.0, "seconds")?.round() as SimTime)
+    };
+    Ok(Capacity {
+        node_failures,
+        drains,
+        outages,
+        outage_windows: Vec::new(),
+        cycle: secs("campus.scheduler_cycle_seconds", c.scheduler_cycle_seconds)?,
+        min_start_delay: secs("campus.min_start_delay_seconds", c.min_start_delay_seconds)?,
+    })
+}
+
+/// An account's patience and balking.
+pub(super) fn patience(k: &str, a: &RawAccount) -> Result<Patience> {
+    Ok(Patience {
+        patience_h: match &a.patience_hours {
+            None => None,
+            Some(spec) => Some(hours(&format!("{k}.patience_hours"), spec)?),
+        },
+        balk_gpu_hours: match a.balk_gpu_hours_ahead {
+            None => None,
+            Some(v) => Some(positive(&format!("{k}.balk_gpu_hours_ahead"), v)?),
+        },
+        balk_wait: match a.balk_wait_hours {
+            None => None,
+            Some(v) => {
+                Some(hours_to_secs(within(&format!("{k}.balk_wait_hours"), v, 1.0 / 3600.0, MAX_HOURS, "hours")?, 1))
+            }
+        },
+    })
+}
