@@ -783,7 +783,7 @@ mod tests {
         let axis = sw.params.iter().position(|p| p.key == "exam-intensity").unwrap();
         assert_eq!(sw.params[axis].role, Role::Condition);
         let roles: Vec<Role> = sw.params.iter().map(|p| p.role).collect();
-        assert_eq!(roles.iter().filter(|r| **r == Role::Decision).count(), 2, "threshold and monthly GPUs");
+        assert_eq!(roles.iter().filter(|r| **r == Role::Decision).count(), 2, "threshold and rented months");
         let p = sw.points.iter().position(|v| v[axis] == "1.3").unwrap();
         let raw = toml::Table::try_from(&sw.scenario(p).unwrap().raw).unwrap();
         let m = |name: &str| get_number(&raw, &format!("background.seasons.{name}.multiplier")).unwrap();
