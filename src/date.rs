@@ -138,8 +138,9 @@ impl Clock {
 
 /// Days from `start` to the same month-day a year later (365, or 366 across a 29 February).
 pub fn days_in_year_from(start: Date) -> i64 {
-    let next = Date::new(start.year() + 1, start.month(), start.day().min(days_in_month(start.year() + 1, start.month())))
-        .unwrap_or_else(|| start.add_days(365));
+    let next =
+        Date::new(start.year() + 1, start.month(), start.day().min(days_in_month(start.year() + 1, start.month())))
+            .unwrap_or_else(|| start.add_days(365));
     next.to_days() - start.to_days()
 }
 

@@ -27,8 +27,12 @@ fn changing_one_seasons_multiplier_leaves_every_earlier_arrival_identical() {
         // After it, the background's k-th job of each class keeps its attributes.
         for class in 0..base.background.len() as u16 {
             let attrs = |s: &JobStream| -> Vec<(u32, u64, u32)> {
-                let mut v: Vec<_> =
-                    s.jobs.iter().filter(|j| !j.group && j.class == class).map(|j| (j.ordinal, j.runtime, j.gpus)).collect();
+                let mut v: Vec<_> = s
+                    .jobs
+                    .iter()
+                    .filter(|j| !j.group && j.class == class)
+                    .map(|j| (j.ordinal, j.runtime, j.gpus))
+                    .collect();
                 v.sort_unstable();
                 v
             };

@@ -176,10 +176,7 @@ impl Observer for NodeChecker {
             let n = n as usize;
             self.used[n] += g;
             assert!(self.used[n] <= self.node_gpus[n], "node {n} over its GPUs at {t}");
-            assert_eq!(
-                self.node_partition[n], self.job_partition[job as usize],
-                "job {job} ran outside its partition"
-            );
+            assert_eq!(self.node_partition[n], self.job_partition[job as usize], "job {job} ran outside its partition");
         }
     }
     fn ended(&mut self, _t: SimTime, job: u32, place: Place, _gpus: u32, completed: bool) {

@@ -186,6 +186,9 @@ pub struct NodeCluster {
     account_running: Vec<Vec<(SimTime, u32)>>,
     /// The plan of the last pass (its buffers are reused).
     plan: Plan,
+    /// Reused scratch: per-partition "blocked" flags and per-account queue cursors of a pass.
+    scratch_blocked: Vec<bool>,
+    scratch_at: Vec<usize>,
     seq: u64,
     queued_gpus: u64,
     queued_group: usize,
@@ -207,6 +210,8 @@ impl NodeCluster {
             node_releases: vec![Vec::new(); nodes.nodes.len()],
             account_running: vec![Vec::new(); campus.accounts.len()],
             plan,
+            scratch_blocked: Vec::new(),
+            scratch_at: Vec::new(),
             total: campus.gpus,
             busy: 0,
             nodes,
@@ -277,7 +282,8 @@ impl NodeCluster {
     fn waiting(&mut self, now: SimTime, q: QueuedJob, req: Request) -> Waiting {
         self.seq += 1;
         let shape = self.shape(q.gpus, &req);
-        let priority = self.prio.priority(now, now, q.gpus, req.account, self.partition_factor[usize::from(req.partition)]);
+        let priority =
+            self.prio.priority(now, now, q.gpus, req.account, self.partition_factor[usize::from(req.partition)]);
         Waiting { q, req, shape, since: now, seq: self.seq, priority }
     }
 
@@ -427,7 +433,13 @@ impl NodeCluster {
         let fairshare = self.prio.fairshare_factors();
         let (prio, factors) = (&self.prio, &self.partition_factor);
         self.queue.reorder(|w| {
-            prio.priority_with(now, w.since, w.q.gpus, fairshare[usize::from(w.req.account)], factors[usize::from(w.req.partition)])
+            prio.priority_with(
+                now,
+                w.since,
+                w.q.gpus,
+                fairshare[usize::from(w.req.account)],
+                factors[usize::from(w.req.partition)],
+            )
         });
         // A new order may let the main scheduler start a job; backfill runs again on the
         // next change of capacity (a new order moves reservations but frees nothing).
@@ -463,6 +475,15 @@ impl NodeCluster {
         next
     }
 
+    /// Per-account queue cursors at the front, from the reused scratch buffer (give it
+    /// back with `self.scratch_at = at`).
+    fn cursors(&mut self) -> Vec<usize> {
+        let mut at = std::mem::take(&mut self.scratch_at);
+        at.clear();
+        at.resize(self.queue.accounts.len(), 0);
+        at
+    }
+
     /// The next job in queue order from the cursors `at` (one per account), skipping
     /// accounts whose limit holds every job they could have (GPUs or running jobs at the
     /// cap). Does not advance the cursors.
@@ -481,8 +502,10 @@ impl NodeCluster {
     }
 
     fn main_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
-        let mut blocked = vec![false; self.max_per_node.len()];
-        let mut at = vec![0usize; self.queue.accounts.len()];
+        let mut blocked = std::mem::take(&mut self.scratch_blocked);
+        blocked.clear();
+        blocked.resize(self.max_per_node.len(), false);
+        let mut at = self.cursors();
         while let Some(w) = self.next_job(&at) {
             if self.busy == self.total || blocked.iter().all(|&b| b) {
                 break;
@@ -503,6 +526,8 @@ impl NodeCluster {
             blocked[p] = true;
             at[a] += 1;
         }
+        self.scratch_blocked = blocked;
+        self.scratch_at = at;
     }
 
     /// GPUs a job will hold (whole nodes for a multi-node job without a shape).
@@ -542,7 +567,7 @@ impl NodeCluster {
         // would test does, it would only make reservations, which change nothing until
         // the next pass recomputes them. Skip it (same starts, far less work).
         let could_start = {
-            let mut at = vec![0usize; self.queue.accounts.len()];
+            let mut at = self.cursors();
             let mut tested = 0;
             let mut found = false;
             while let Some(w) = self.next_job(&at) {
@@ -559,6 +584,7 @@ impl NodeCluster {
                     break;
                 }
             }
+            self.scratch_at = at;
             found
         };
         if !could_start {
@@ -567,7 +593,7 @@ impl NodeCluster {
 
         let mut plan = self.take_plan(now, now.saturating_add(self.window));
         let (mut tested, mut reserved) = (0u32, 0u32);
-        let mut at = vec![0usize; self.queue.accounts.len()];
+        let mut at = self.cursors();
         while let Some(w) = self.next_job(&at) {
             if tested >= self.max_job_test {
                 break;
@@ -600,6 +626,7 @@ impl NodeCluster {
             }
             at[a] += 1;
         }
+        self.scratch_at = at;
         self.plan = plan;
     }
 
@@ -610,7 +637,8 @@ impl NodeCluster {
     /// ahead of it (Slurm gives such a job no estimate).
     pub fn predict_start(&self, now: SimTime, q: QueuedJob, req: Request, limit: SimTime) -> SimTime {
         let shape = self.shape(q.gpus, &req);
-        let priority = self.prio.priority(now, now, q.gpus, req.account, self.partition_factor[usize::from(req.partition)]);
+        let priority =
+            self.prio.priority(now, now, q.gpus, req.account, self.partition_factor[usize::from(req.partition)]);
         let me = Waiting { q, req, shape, since: now, seq: self.seq + 1, priority };
         let horizon = limit.max(now.saturating_add(self.window));
         let mut plan = self.plan.clone();

@@ -43,7 +43,13 @@ fn earliest_at_least_until(steps: &Steps, need: i64, len: SimTime, from: SimTime
 
 /// The earliest `t ≥ from` (and ≤ `until`) such that every value of the steps on
 /// `[t, t + len)` satisfies `ok`.
-fn earliest_where(steps: &Steps, ok: impl Fn(i64) -> bool, len: SimTime, from: SimTime, until: SimTime) -> Option<SimTime> {
+fn earliest_where(
+    steps: &Steps,
+    ok: impl Fn(i64) -> bool,
+    len: SimTime,
+    from: SimTime,
+    until: SimTime,
+) -> Option<SimTime> {
     let mut i = steps.partition_point(|&(f, _)| f <= from).saturating_sub(1);
     let mut start = from;
     loop {
@@ -148,6 +154,9 @@ pub struct Plan {
     /// Nodes with free GPUs at the plan's start, and how many (kept as jobs start now):
     /// only these can take a job now.
     free_now: Vec<(u32, u32)>,
+    /// Per node: no reservation touched it in this plan, so its free GPUs only grow with
+    /// time (releases) and its earliest start is a binary search, not a scan.
+    monotone: Vec<bool>,
 }
 
 impl Plan {
@@ -205,6 +214,7 @@ impl Plan {
             maintenance: maintenance.to_vec(),
             by_partition,
             free_now: Vec::new(),
+            monotone: vec![true; nodes.len()],
         }
     }
 
@@ -223,6 +233,7 @@ impl Plan {
         self.horizon = horizon;
         self.nodes.copy_from_slice(nodes);
         self.free_now.clear();
+        self.monotone.iter_mut().for_each(|m| *m = true);
         for (i, node) in nodes.iter().enumerate() {
             if node.free > 0 {
                 self.free_now.push((i as u32, node.free));
@@ -270,6 +281,8 @@ impl Plan {
     /// until the drain ends): nothing is planned on it then. Call after [`Plan::rebuild`].
     pub fn block(&mut self, node: u32, from: SimTime, until: SimTime) {
         let from = from.max(self.now);
+        // A gap in the future breaks "free GPUs only grow with time".
+        self.monotone[node as usize] = false;
         set_to_zero(&mut self.free[node as usize], from, until);
         if from == self.now {
             self.free_now.retain(|f| f.0 != node);
@@ -330,8 +343,18 @@ impl Plan {
                     }
                     let steps = &self.free[n as usize];
                     let until = best.map_or(SimTime::MAX, |b| b.0);
-                    if let Some(t) = earliest_at_least_until(steps, i64::from(k), w, from, until) {
-                        let key = (t, value_at(steps, t), n);
+                    let found = if self.monotone[n as usize] {
+                        // Free GPUs only grow: the first piece with enough stays enough.
+                        let i = steps.partition_point(|s| s.1 < i64::from(k));
+                        steps.get(i).and_then(|s| {
+                            let t = s.0.max(from);
+                            (t <= until).then(|| (t, if s.0 >= from { s.1 } else { value_at(steps, t) }))
+                        })
+                    } else {
+                        earliest_at_least_until(steps, i64::from(k), w, from, until).map(|t| (t, value_at(steps, t)))
+                    };
+                    if let Some((t, free)) = found {
+                        let key = (t, free, n);
                         if best.is_none_or(|b| key < b) {
                             best = Some(key);
                         }
@@ -386,7 +409,8 @@ impl Plan {
             }
             if let Some(cap) = job_cap {
                 let most = i64::from(cap) - 1;
-                next = next.max(earliest_where(&self.account_jobs[a], |v| v <= most, ask.walltime, next, SimTime::MAX)?);
+                next =
+                    next.max(earliest_where(&self.account_jobs[a], |v| v <= most, ask.walltime, next, SimTime::MAX)?);
             }
             if next == t {
                 return Some(t);
@@ -443,6 +467,7 @@ impl Plan {
     pub fn reserve(&mut self, t: SimTime, alloc: &Allocation, ask: &Ask) {
         let end = t.saturating_add(ask.walltime);
         for &(n, g) in alloc {
+            self.monotone[n as usize] = false;
             if t > self.now {
                 set_to_zero(&mut self.free[n as usize], t, end);
                 continue;
@@ -495,7 +520,7 @@ mod tests {
     }
 
     fn ask(shape: Shape, walltime: SimTime) -> Ask {
-        Ask { partition: 0, shape, walltime, account: 0, gpus: 8, }
+        Ask { partition: 0, shape, walltime, account: 0, gpus: 8 }
     }
 
     #[test]
@@ -522,7 +547,8 @@ mod tests {
     fn the_account_limit_delays_a_start_until_its_own_jobs_end() {
         let nodes = [node(8), node(8)];
         let running = [Held { end: 300, account: 0, gpus: 8 }];
-        let plan = Plan::new(0, 1000, &nodes, std::iter::empty(), running.iter().copied(), vec![(Some(12), None)], &[], 1);
+        let plan =
+            Plan::new(0, 1000, &nodes, std::iter::empty(), running.iter().copied(), vec![(Some(12), None)], &[], 1);
         // 8 GPUs held until 300, limit 12: a 8-GPU job waits for 300, a 4-GPU one starts now.
         assert_eq!(plan.earliest(&Ask { gpus: 8, ..ask(Shape::OneNode(8), 10) }).unwrap().0, 300);
         assert_eq!(plan.earliest(&Ask { gpus: 4, ..ask(Shape::OneNode(4), 10) }).unwrap().0, 0);
@@ -541,9 +567,21 @@ mod tests {
     }
 
     #[test]
+    fn a_drain_in_the_future_keeps_a_long_job_off_the_node() {
+        // One node, drained on [100, 200): a job of 150 s cannot start now (it would run
+        // into the drain); one of 50 s can.
+        let nodes = [node(8)];
+        let mut plan = Plan::new(0, 1000, &nodes, std::iter::empty(), std::iter::empty(), vec![(None, None)], &[], 1);
+        plan.block(0, 100, 200);
+        assert_eq!(plan.earliest(&ask(Shape::OneNode(8), 150)).unwrap().0, 200);
+        assert_eq!(plan.earliest(&ask(Shape::OneNode(8), 50)).unwrap().0, 0);
+    }
+
+    #[test]
     fn maintenance_pushes_a_start_past_the_window() {
         let nodes = [node(8)];
-        let plan = Plan::new(0, 1000, &nodes, std::iter::empty(), std::iter::empty(), vec![(None, None)], &[(50, 60)], 1);
+        let plan =
+            Plan::new(0, 1000, &nodes, std::iter::empty(), std::iter::empty(), vec![(None, None)], &[(50, 60)], 1);
         assert_eq!(plan.earliest(&ask(Shape::OneNode(1), 40)).unwrap().0, 0);
         assert_eq!(plan.earliest(&ask(Shape::OneNode(1), 51)).unwrap().0, 60);
     }

@@ -133,7 +133,10 @@ impl PriorityState {
         let age = (now.saturating_sub(since) as f64 / m.max_age as f64).min(1.0);
         let size = (f64::from(gpus) / self.total_gpus).min(1.0);
         let size = if m.favor_small { 1.0 - size } else { size };
-        m.weight_age * age + m.weight_fairshare * fairshare + m.weight_job_size * size + m.weight_partition * partition_factor
+        m.weight_age * age
+            + m.weight_fairshare * fairshare
+            + m.weight_job_size * size
+            + m.weight_partition * partition_factor
     }
 }
 

@@ -195,7 +195,8 @@ pub fn read(dir: &Path) -> Result<Shard, ShardError> {
     for row in &rows {
         let p = policy_index(&row[0], &path)?;
         let rep: u64 = row[1].parse().map_err(|_| damaged(&path, format!("bad replication '{}'", &row[1])))?;
-        let i = results.replications.iter().position(|&r| r == rep).ok_or_else(|| damaged(&path, "unknown replication"))?;
+        let i =
+            results.replications.iter().position(|&r| r == rep).ok_or_else(|| damaged(&path, "unknown replication"))?;
         let c = classes.iter().position(|c| c == &row[2]).ok_or_else(|| damaged(&path, "unknown class"))?;
         let values = (3..row.len())
             .map(|k| match &row[k] {

@@ -97,8 +97,17 @@ pub fn summary_csv(s: &Summaries) -> Vec<u8> {
 /// `classes.csv`: policy × class × class metric (the group's classes, then
 /// [`crate::metrics::class::ALL_CLASSES`] for every group job).
 pub fn classes_csv(s: &Summaries) -> Vec<u8> {
-    let mut w =
-        CsvBytes::new(["policy", "class", "metric", "unit", "mean", "ci95_low", "ci95_high", "std_dev", "replications"]);
+    let mut w = CsvBytes::new([
+        "policy",
+        "class",
+        "metric",
+        "unit",
+        "mean",
+        "ci95_low",
+        "ci95_high",
+        "std_dev",
+        "replications",
+    ]);
     for r in &s.classes {
         let x = &r.summary;
         w.row([

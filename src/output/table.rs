@@ -74,8 +74,7 @@ fn shown(scenario: &Scenario, policy: &str) -> String {
 /// The whole table as text.
 pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
     let cost = format!("total cost ({})", cost_unit(scenario));
-    let header =
-        [cost.as_str(), "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
+    let header = [cost.as_str(), "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
     let header = std::iter::once("policy").chain(header).collect::<Vec<_>>();
     let header: [&str; 7] = header.try_into().expect("seven columns");
     let mut rows: Vec<[String; 7]> = Vec::new();
@@ -210,10 +209,8 @@ pub fn risk_table(targets: &[Target], risks: &[PolicyRisk]) -> String {
 /// longer than each reporting threshold, deadline misses and the cloud share.
 pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
     let thresholds = &scenario.class_metrics.thresholds_h;
-    let mut header: Vec<String> = ["policy / class", "jobs", "mean wait (h)", "p50 (h)", "p95 (h)"]
-        .iter()
-        .map(|h| h.to_string())
-        .collect();
+    let mut header: Vec<String> =
+        ["policy / class", "jobs", "mean wait (h)", "p50 (h)", "p95 (h)"].iter().map(|h| h.to_string()).collect();
     header.extend(thresholds.iter().map(|&t| format!("wait > {} h (%)", super::num(t))));
     header.extend(["deadline miss (%)".to_string(), "cloud (%)".to_string()]);
     let mut rows = Vec::new();

@@ -233,7 +233,6 @@ pub struct RawOutages {
     pub kills_jobs: bool,
 }
 
-
 /// How the campus places jobs on GPUs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]

@@ -184,7 +184,10 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             for (i, &t) in v.iter().enumerate() {
                 finite_at_least(&format!("{key}[{i}]"), t, 0.0, "thresholds are hours, finite and ≥ 0")?;
                 if i > 0 && t <= v[i - 1] {
-                    return bad(format!("{key}[{i}]"), format!("{t} is not allowed; give thresholds in increasing order"));
+                    return bad(
+                        format!("{key}[{i}]"),
+                        format!("{t} is not allowed; give thresholds in increasing order"),
+                    );
                 }
             }
             v.clone()
@@ -228,7 +231,10 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             if let Some((key, load, annual_mean)) = load_key {
                 let load = nonneg(key, load)?;
                 if load >= 5.0 {
-                    return bad(key, format!("{load} is not allowed; give a fraction of capacity below 5 (0.75 = 75%)"));
+                    return bad(
+                        key,
+                        format!("{load} is not allowed; give a fraction of capacity below 5 (0.75 = 75%)"),
+                    );
                 }
                 if classes.is_empty() {
                     return bad(

@@ -306,8 +306,7 @@ pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ScenarioError>
     let converted = to_jobs(trace, o);
     let last = converted.jobs.last().map_or(0, |j| j.submit);
     let mut scn = scenario(o, last)?;
-    let outages =
-        if o.infer_outages { super::infer::outages(&converted, o.gpus, o.outage_min) } else { Vec::new() };
+    let outages = if o.infer_outages { super::infer::outages(&converted, o.gpus, o.outage_min) } else { Vec::new() };
     let cycle = match o.cycle {
         None => 0,
         Some(Some(s)) => s,

@@ -290,7 +290,9 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     for nodes in [48u32, 512] {
         let name = format!("nodes-{nodes}x8-0.85-year");
         if wanted(&name) && !a.smoke {
-            let what = format!("{nodes} nodes × 8, multifactor over 4 accounts, backfill every 30 s, load 0.85, one year, 1 thread");
+            let what = format!(
+                "{nodes} nodes × 8, multifactor over 4 accounts, backfill every 30 s, load 0.85, one year, 1 thread"
+            );
             run(engine(&name, &what, bench::reference_nodes_scenario(nodes, 0.85)));
         }
     }

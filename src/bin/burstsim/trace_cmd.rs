@@ -300,7 +300,10 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
             }
             if infer_outages {
                 let hours: f64 = r.outages.iter().map(|&(a, b)| (b - a) as f64 / 3600.0).sum();
-                println!("  outages inferred from the log: {} ({hours:.0} h), the scheduler stopped during each", r.outages.len());
+                println!(
+                    "  outages inferred from the log: {} ({hours:.0} h), the scheduler stopped during each",
+                    r.outages.len()
+                );
             }
             if cycle.is_some() {
                 match r.cycle {

@@ -75,7 +75,11 @@ fn write_capacity(s: &mut String, fit: &LogFit) {
                 p.jobs,
                 p.share() * 100.0
             );
-            let _ = writeln!(s, "[[campus.accounts]]\nname = \"others\"\npatience_hours = {}", spec(&DistSpec::exponential(mean)));
+            let _ = writeln!(
+                s,
+                "[[campus.accounts]]\nname = \"others\"\npatience_hours = {}",
+                spec(&DistSpec::exponential(mean))
+            );
         }
         None => {
             let _ = writeln!(
