@@ -315,7 +315,7 @@ impl<O: Observer> World<'_, O> {
             return false; // OutageEnd wakes it
         }
         let cycle = self.scn.campus.capacity.cycle;
-        if cycle == 0 || self.now % cycle == 0 {
+        if cycle == 0 || self.now.is_multiple_of(cycle) {
             return true;
         }
         let t = (self.now / cycle + 1) * cycle;

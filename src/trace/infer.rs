@@ -254,8 +254,7 @@ mod tests {
 
     #[test]
     fn the_cycle_is_the_largest_granularity_of_nearly_all_waits() {
-        let mut c = Converted::default();
-        c.recorded_wait = (1..=200).map(|i| Some(i * 60)).collect();
+        let mut c = Converted { recorded_wait: (1..=200).map(|i| Some(i * 60)).collect(), ..Default::default() };
         assert_eq!(cycle(&c), Some(60));
         c.recorded_wait.push(Some(7));
         assert_eq!(cycle(&c), Some(60), "one odd wait in 201 is within the 5%");
