@@ -11,7 +11,7 @@ use burstsim::metrics::Metric;
 use burstsim::scenario::Scenario;
 use burstsim::scenario::raw::JobKind;
 use burstsim::units::{HOUR, SimTime};
-use burstsim::workload::{Job, JobStream, NO_DEADLINE};
+use burstsim::workload::{Job, JobStream};
 
 /// Watches a run: starts, ends, placements, nodes going down and up, jobs giving up.
 #[derive(Default)]
@@ -79,21 +79,11 @@ impl Observer for Watch {
 
 fn job(submit_h: f64, runtime_h: f64, gpus: u32, ordinal: u32) -> Job {
     Job {
-        submit: (submit_h * HOUR as f64) as SimTime,
-        runtime: (runtime_h * HOUR as f64) as SimTime,
         walltime_factor: 1.5,
-        gpus,
-        class: 0,
-        group: false,
         ordinal,
         vram_gb: 10.0,
-        data_gb: 0.0,
-        deadline: NO_DEADLINE,
         kind: JobKind::Cv,
-        account: burstsim::workload::OTHERS,
-        partition: 0,
-        nodes: 0,
-        gpus_per_node: 0,
+        ..Job::plain((submit_h * HOUR as f64) as SimTime, gpus, (runtime_h * HOUR as f64) as SimTime, false)
     }
 }
 

@@ -20,7 +20,7 @@ use burstsim::engine::{Observer, Place, simulate_observed};
 use burstsim::scenario::Scenario;
 use burstsim::scenario::raw::JobKind;
 use burstsim::units::SimTime;
-use burstsim::workload::{Job, JobStream, NO_DEADLINE};
+use burstsim::workload::{Job, JobStream};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, FileFailurePersistence, RngSeed, TestRunner};
@@ -136,21 +136,9 @@ fn jobs_strategy(max_gpus: u32) -> impl Strategy<Value = Vec<Job>> {
         .prop_map(|v| {
             v.into_iter()
                 .map(|(submit, gpus, runtime, factor, group)| Job {
-                    submit,
-                    runtime,
                     walltime_factor: factor,
-                    gpus,
-                    class: 0,
-                    group,
-                    ordinal: 0,
-                    vram_gb: 0.0,
-                    data_gb: 0.0,
-                    deadline: NO_DEADLINE,
                     kind: JobKind::Cv,
-                    account: burstsim::workload::OTHERS,
-                    partition: 0,
-                    nodes: 0,
-                    gpus_per_node: 0,
+                    ..Job::plain(submit, gpus, runtime, group)
                 })
                 .collect()
         })

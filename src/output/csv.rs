@@ -79,17 +79,12 @@ pub fn summary_csv(s: &Summaries) -> Vec<u8> {
     ]);
     for r in &s.rows {
         let x = &r.summary;
-        w.row([
-            r.policy.clone(),
-            r.metric.name().into(),
-            r.metric.unit().into(),
-            num(x.mean),
-            num(x.low()),
-            num(x.high()),
-            num(x.std_dev),
-            x.n.to_string(),
-            r.unstable_replications.to_string(),
-        ]);
+        w.row(
+            [r.policy.clone(), r.metric.name().into(), r.metric.unit().into()]
+                .into_iter()
+                .chain(summary_cells(x))
+                .chain([r.unstable_replications.to_string()]),
+        );
     }
     w.finish()
 }
@@ -110,17 +105,9 @@ pub fn classes_csv(s: &Summaries) -> Vec<u8> {
     ]);
     for r in &s.classes {
         let x = &r.summary;
-        w.row([
-            r.policy.clone(),
-            r.class.clone(),
-            r.metric.clone(),
-            r.unit.clone(),
-            num(x.mean),
-            num(x.low()),
-            num(x.high()),
-            num(x.std_dev),
-            x.n.to_string(),
-        ]);
+        w.row(
+            [r.policy.clone(), r.class.clone(), r.metric.clone(), r.unit.clone()].into_iter().chain(summary_cells(x)),
+        );
     }
     w.finish()
 }
@@ -145,6 +132,12 @@ pub fn class_replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8>
     w.finish()
 }
 
+/// The five columns every summary row ends with: `mean, ci95_low, ci95_high, std_dev,
+/// replications`.
+fn summary_cells(x: &crate::stats::Summary) -> [String; 5] {
+    [num(x.mean), num(x.low()), num(x.high()), num(x.std_dev), x.n.to_string()]
+}
+
 /// `paired.csv`: policy − baseline, per metric.
 pub fn paired_csv(s: &Summaries) -> Vec<u8> {
     let mut w = CsvBytes::new([
@@ -160,17 +153,11 @@ pub fn paired_csv(s: &Summaries) -> Vec<u8> {
     ]);
     for r in &s.paired {
         let x = &r.summary;
-        w.row([
-            r.policy.clone(),
-            r.baseline.clone(),
-            r.metric.name().into(),
-            r.metric.unit().into(),
-            num(x.mean),
-            num(x.low()),
-            num(x.high()),
-            num(x.std_dev),
-            x.n.to_string(),
-        ]);
+        w.row(
+            [r.policy.clone(), r.baseline.clone(), r.metric.name().into(), r.metric.unit().into()]
+                .into_iter()
+                .chain(summary_cells(x)),
+        );
     }
     w.finish()
 }

@@ -214,23 +214,7 @@ mod tests {
     use crate::workload::Job;
 
     fn job(submit: SimTime, runtime: SimTime, gpus: u32) -> Job {
-        Job {
-            submit,
-            runtime,
-            walltime_factor: 1.0,
-            gpus,
-            class: 0,
-            group: false,
-            ordinal: 0,
-            vram_gb: 0.0,
-            data_gb: 0.0,
-            deadline: crate::workload::NO_DEADLINE,
-            kind: crate::scenario::raw::JobKind::Cv,
-            account: crate::workload::OTHERS,
-            partition: 0,
-            nodes: 0,
-            gpus_per_node: 0,
-        }
+        Job::plain(submit, gpus, runtime, false)
     }
 
     #[test]
