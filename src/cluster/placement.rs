@@ -245,6 +245,31 @@ impl Nodes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The bitset index lists `(free, node)` exactly as a B-tree of the same pairs
+        /// would, after any sequence of inserts and removes, from any lower bound.
+        #[test]
+        fn the_free_index_orders_like_a_btree(
+            ops in prop::collection::vec((0u32..130, 0u32..=8, any::<bool>()), 0..400),
+            min_free in 0u32..=8,
+        ) {
+            let mut index = FreeIndex::new(130, 8);
+            let mut tree = std::collections::BTreeSet::new();
+            for (node, free, insert) in ops {
+                if insert {
+                    index.insert(free, node);
+                    tree.insert((free, node));
+                } else {
+                    prop_assert_eq!(index.remove(free, node), tree.remove(&(free, node)));
+                }
+            }
+            let listed: Vec<(u32, u32)> = index.from(min_free).collect();
+            let expected: Vec<(u32, u32)> = tree.range((min_free, 0)..).copied().collect();
+            prop_assert_eq!(listed, expected);
+        }
+    }
 
     fn nodes(n: u32, g: u32) -> Nodes {
         let group = NodeGroup {
