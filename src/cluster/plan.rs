@@ -41,6 +41,16 @@ fn earliest_at_least_until(steps: &Steps, need: i64, len: SimTime, from: SimTime
     earliest_where(steps, |v| v >= need, len, from, until)
 }
 
+/// [`earliest_at_least_until`] for steps that never decrease (a node's free GPUs when
+/// only releases are planned on it): the first piece with enough stays enough whatever
+/// the length, so it is a binary search. Returns the start and the value there.
+fn earliest_on_rising(steps: &Steps, need: i64, from: SimTime, until: SimTime) -> Option<(SimTime, i64)> {
+    let i = steps.partition_point(|s| s.1 < need);
+    let s = steps.get(i)?;
+    let t = s.0.max(from);
+    (t <= until).then(|| (t, if s.0 >= from { s.1 } else { value_at(steps, t) }))
+}
+
 /// The earliest `t ≥ from` (and ≤ `until`) such that every value of the steps on
 /// `[t, t + len)` satisfies `ok`.
 fn earliest_where(
@@ -344,12 +354,7 @@ impl Plan {
                     let steps = &self.free[n as usize];
                     let until = best.map_or(SimTime::MAX, |b| b.0);
                     let found = if self.monotone[n as usize] {
-                        // Free GPUs only grow: the first piece with enough stays enough.
-                        let i = steps.partition_point(|s| s.1 < i64::from(k));
-                        steps.get(i).and_then(|s| {
-                            let t = s.0.max(from);
-                            (t <= until).then(|| (t, if s.0 >= from { s.1 } else { value_at(steps, t) }))
-                        })
+                        earliest_on_rising(steps, i64::from(k), from, until)
                     } else {
                         earliest_at_least_until(steps, i64::from(k), w, from, until).map(|t| (t, value_at(steps, t)))
                     };
@@ -503,6 +508,28 @@ mod tests {
         assert_eq!(earliest_at_least(&steps, 3, 15, 0), Some(30), "4 free on [10, 20) is too short");
         assert_eq!(earliest_at_least(&steps, 9, 1, 0), None);
         assert_eq!(earliest_at_least(&steps, 2, 5, 12), Some(12));
+    }
+
+    proptest::proptest! {
+        /// On steps that never decrease, the binary search finds what the general walk
+        /// finds, for any need, length, start and bound.
+        #[test]
+        fn the_rising_search_agrees_with_the_walk(
+            rises in proptest::collection::vec((1u64..50, 0i64..3), 0..20),
+            first in 0i64..4,
+            need in 0i64..12,
+            len in 1u64..200,
+            from in 0u64..600,
+            until in 0u64..700,
+        ) {
+            let mut steps: Steps = vec![(0, first)];
+            for (gap, up) in rises {
+                let (t, v) = *steps.last().unwrap();
+                steps.push((t + gap, v + up));
+            }
+            let walk = earliest_at_least_until(&steps, need, len, from, until).map(|t| (t, value_at(&steps, t)));
+            proptest::prop_assert_eq!(earliest_on_rising(&steps, need, from, until), walk);
+        }
     }
 
     #[test]
