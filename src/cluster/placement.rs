@@ -69,17 +69,15 @@ pub type Allocation = Vec<(u32, u32)>;
 /// indices. Iterating levels upward and bits upward gives `(free, node)` in ascending order,
 /// as a `BTreeSet<(free, node)>` would, with O(1) updates (a node's free count changes at
 /// every start and end: the B-tree's updates were 7% of a node-model run).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct FreeIndex {
     /// `levels[f]` = the nodes with `f` free GPUs, as bits of 64-node words.
     levels: Vec<Vec<u64>>,
-    words: usize,
 }
 
 impl FreeIndex {
     fn new(nodes: usize, max_gpus: u32) -> FreeIndex {
-        let words = nodes.div_ceil(64).max(1);
-        FreeIndex { levels: vec![vec![0; words]; max_gpus as usize + 1], words }
+        FreeIndex { levels: vec![vec![0; nodes.div_ceil(64).max(1)]; max_gpus as usize + 1] }
     }
     fn insert(&mut self, free: u32, node: u32) {
         self.levels[free as usize][node as usize / 64] |= 1 << (node % 64);
@@ -94,8 +92,8 @@ impl FreeIndex {
     /// `(free, node)` in ascending order, from `min_free` up.
     fn from(&self, min_free: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.levels.iter().enumerate().skip(min_free as usize).flat_map(move |(f, words)| {
-            (0..self.words).flat_map(move |w| {
-                let mut bits = words[w];
+            words.iter().enumerate().flat_map(move |(w, &bits)| {
+                let mut bits = bits;
                 std::iter::from_fn(move || {
                     if bits == 0 {
                         return None;

@@ -291,12 +291,18 @@ impl Plan {
     /// until the drain ends): nothing is planned on it then. Call after [`Plan::rebuild`].
     pub fn block(&mut self, node: u32, from: SimTime, until: SimTime) {
         let from = from.max(self.now);
-        // A gap in the future breaks "free GPUs only grow with time".
-        self.monotone[node as usize] = false;
-        set_to_zero(&mut self.free[node as usize], from, until);
+        set_to_zero(self.taken_steps(node), from, until);
         if from == self.now {
             self.free_now.retain(|f| f.0 != node);
         }
+    }
+
+    /// A node's free-GPU steps, to take GPUs from (a reservation or a block). Every such
+    /// change goes through here, because it ends the node's "free GPUs only grow with
+    /// time" (`monotone`) on which the fast earliest-start search relies.
+    fn taken_steps(&mut self, node: u32) -> &mut Steps {
+        self.monotone[node as usize] = false;
+        &mut self.free[node as usize]
     }
 
     /// Free GPUs of a node at the plan's start (after the reservations made so far).
@@ -472,12 +478,11 @@ impl Plan {
     pub fn reserve(&mut self, t: SimTime, alloc: &Allocation, ask: &Ask) {
         let end = t.saturating_add(ask.walltime);
         for &(n, g) in alloc {
-            self.monotone[n as usize] = false;
             if t > self.now {
-                set_to_zero(&mut self.free[n as usize], t, end);
+                set_to_zero(self.taken_steps(n), t, end);
                 continue;
             }
-            add(&mut self.free[n as usize], t, end, -i64::from(g));
+            add(self.taken_steps(n), t, end, -i64::from(g));
             if t == self.now
                 && let Some(i) = self.free_now.iter().position(|f| f.0 == n)
             {

@@ -66,17 +66,8 @@ impl CsvBytes {
 
 /// `summary.csv`: policy × metric.
 pub fn summary_csv(s: &Summaries) -> Vec<u8> {
-    let mut w = CsvBytes::new([
-        "policy",
-        "metric",
-        "unit",
-        "mean",
-        "ci95_low",
-        "ci95_high",
-        "std_dev",
-        "replications",
-        "unstable_replications",
-    ]);
+    let mut w =
+        CsvBytes::new(["policy", "metric", "unit"].into_iter().chain(SUMMARY_COLUMNS).chain(["unstable_replications"]));
     for r in &s.rows {
         let x = &r.summary;
         w.row(
@@ -92,17 +83,7 @@ pub fn summary_csv(s: &Summaries) -> Vec<u8> {
 /// `classes.csv`: policy × class × class metric (the group's classes, then
 /// [`crate::metrics::class::ALL_CLASSES`] for every group job).
 pub fn classes_csv(s: &Summaries) -> Vec<u8> {
-    let mut w = CsvBytes::new([
-        "policy",
-        "class",
-        "metric",
-        "unit",
-        "mean",
-        "ci95_low",
-        "ci95_high",
-        "std_dev",
-        "replications",
-    ]);
+    let mut w = CsvBytes::new(["policy", "class", "metric", "unit"].into_iter().chain(SUMMARY_COLUMNS));
     for r in &s.classes {
         let x = &r.summary;
         w.row(
@@ -132,8 +113,11 @@ pub fn class_replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8>
     w.finish()
 }
 
+/// The names of the five columns every summary row ends with ([`summary_cells`]).
+const SUMMARY_COLUMNS: [&str; 5] = ["mean", "ci95_low", "ci95_high", "std_dev", "replications"];
+
 /// The five columns every summary row ends with: `mean, ci95_low, ci95_high, std_dev,
-/// replications`.
+/// replications` (paired.csv names the first `mean_diff`).
 fn summary_cells(x: &crate::stats::Summary) -> [String; 5] {
     [num(x.mean), num(x.low()), num(x.high()), num(x.std_dev), x.n.to_string()]
 }
