@@ -115,6 +115,16 @@ pub fn run_manifest(
         ),
     };
     out.push_str(&format!("# stopping: {stop}\n"));
+    let model = crate::scenario::assumptions::Assumptions::of(scenario);
+    out.push_str(&format!(
+        "# {}\n# {}\n# {}\n",
+        model.model_line(false),
+        model.priority_line(false),
+        model.patience_line(false)
+    ));
+    for line in model.account_lines(false) {
+        out.push_str(&format!("# account {line}\n"));
+    }
     for w in warnings {
         out.push_str(&format!("# warning: {w}\n"));
     }

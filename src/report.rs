@@ -110,6 +110,13 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
         b.push(Block::Heading(t(L::WarningsHeading)));
         b.push(Block::List(r.header.warnings.clone()));
     }
+    if let Some(m) = &r.model {
+        let zh = lang == Lang::Zh;
+        b.push(Block::Heading(t(L::ModelHeading)));
+        let mut lines = vec![m.model_line(zh), m.priority_line(zh), m.patience_line(zh)];
+        lines.extend(m.account_lines(zh));
+        b.push(Block::List(lines));
+    }
     b.push(Block::Heading(t(L::SummaryHeading)));
     let mut head = vec![t(L::Policy)];
     head.extend(HEADLINE.iter().map(|m| metric_label(m).0.per_window(annual).get(lang).to_string()));

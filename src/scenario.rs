@@ -6,6 +6,7 @@
 //! converted to clock units. Errors name the file, the line, the key and what is
 //! allowed.
 
+pub mod assumptions;
 pub mod capacity;
 pub mod dist;
 pub mod labels;
@@ -252,6 +253,12 @@ pub struct Account {
     pub max_submit: Option<u32>,
     /// Patience and balking of the account's jobs (off by default).
     pub patience: capacity::Patience,
+    /// Listed under `[[campus.accounts]]`; `false` for the `others` and group accounts that
+    /// validation adds, whose shares are then their expected use (`validate/accounts.rs`).
+    pub listed: bool,
+    /// Expected use: the mean share of the campus GPUs its jobs would keep busy over the
+    /// measured window were they all to run on campus (from the scenario, not measured).
+    pub expected_use: f64,
 }
 
 impl Campus {

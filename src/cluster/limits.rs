@@ -117,6 +117,8 @@ mod tests {
             max_jobs: Some(2),
             max_submit: Some(3),
             patience: Default::default(),
+            listed: true,
+            expected_use: 0.0,
         };
         let mut l = Limits::new(&[a]);
         for _ in 0..3 {

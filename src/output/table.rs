@@ -114,6 +114,13 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
     };
     let mut out = String::new();
     out.push_str(&format!("{}: {} replications per policy; mean ± 95% CI half-width\n", scenario.name, replications));
+    let model = crate::scenario::assumptions::Assumptions::of(scenario);
+    out.push_str(&format!(
+        "{}\n{}; {}\n",
+        model.model_line(false),
+        model.priority_line(false),
+        model.patience_line(false)
+    ));
     out.push_str(&format!("{}\n\n", crate::workload::load::offered_load(scenario)));
     out.push_str(&line(&header.map(String::from)));
     out.push_str(&line(&widths.map(|w| "─".repeat(w))));

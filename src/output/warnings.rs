@@ -57,6 +57,33 @@ pub enum Warning {
     /// The trace has no calendar dates, so its blocks are drawn uniformly and its seasons
     /// are scrambled.
     TraceDrawnUniformly,
+    /// A scenario key that the chosen campus model does not use (e.g. backfill keys under
+    /// the pool): the run ignores it.
+    IgnoredByModel {
+        /// The key path.
+        key: &'static str,
+        /// Why it is ignored, and what would use it.
+        why: &'static str,
+    },
+    /// Under multifactor priority, an account's share of the fair-share shares and its
+    /// share of the expected load differ by more than [`SHARES_USE_FACTOR`].
+    SharesFarFromUse {
+        /// Account.
+        account: String,
+        /// Its shares over all shares.
+        share_of_shares: f64,
+        /// Its expected use over all expected use.
+        share_of_use: f64,
+    },
+    /// A season brings the campus to an offered load of [`SATURATED_LOAD`] or more and no
+    /// account's users give up: the queue then grows through the season, and the answer
+    /// depends on how long the season lasts more than on the policy.
+    SaturatedSeason {
+        /// The busiest season.
+        season: String,
+        /// Its offered load (other groups' plus the group's mean), share of the GPUs.
+        load: f64,
+    },
     /// A percentile rests on few jobs.
     FewJobs {
         /// Policy.
@@ -111,6 +138,23 @@ impl fmt::Display for Warning {
                  relative times), so the bootstrap draws its blocks from anywhere in the log and its seasons are \
                  scrambled; write draw = \"uniform\" to say this is intended, or use a log with dates"
             ),
+            Warning::IgnoredByModel { key, why } => write!(f, "{key} is ignored: {why}"),
+            Warning::SharesFarFromUse { account, share_of_shares, share_of_use } => write!(
+                f,
+                "account '{account}' holds {:.1}% of the fair-share shares but is expected to bring {:.1}% of the load \
+                 (more than {SHARES_USE_FACTOR}× apart): fair-share will favour or hold back its jobs all year; \
+                 if that is not what the campus does, set its fairshare near its use (run.toml lists every account's \
+                 shares and expected use)",
+                100.0 * share_of_shares,
+                100.0 * share_of_use
+            ),
+            Warning::SaturatedSeason { season, load } => write!(
+                f,
+                "{season} brings the campus to an offered load of {load:.2} (≥ {SATURATED_LOAD}) and no account's users \
+                 give up (no patience_hours): the queue grows for as long as the season lasts, so waits depend on the \
+                 season's length more than on the policy; give the accounts patience (docs/SCENARIOS.md) or check the \
+                 season's multiplier against what the campus reports"
+            ),
             Warning::FewJobs { policy, jobs } => write!(
                 f,
                 "policy '{policy}': only {jobs:.0} group jobs per replication on average; p95 and p99 waits rest on very few jobs"
@@ -146,6 +190,7 @@ pub fn collect(
         out.push(Warning::NoGroupJobs);
     }
     out.extend(trace_warnings(scenario));
+    out.extend(scenario_warnings(scenario));
     for (p, policy) in scenario.policies.iter().enumerate() {
         let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
         if unstable > 0 {
@@ -161,6 +206,50 @@ pub fn collect(
         if jobs < 100.0 && !no_group_jobs {
             out.push(Warning::FewJobs { policy: policy.name.clone(), jobs });
         }
+    }
+    out
+}
+
+/// How far apart (either way) an account's share of the shares and its share of the
+/// expected load may be before a warning (issue 20).
+pub const SHARES_USE_FACTOR: f64 = 3.0;
+/// A season's offered load from which, without patience, the queue grows through it
+/// (issue 20; below 1 because backfill on nodes leaves fragments idle).
+pub const SATURATED_LOAD: f64 = 0.97;
+
+/// What the scenario itself deserves, before any simulation: keys the campus model
+/// ignores, shares far from expected use, a saturated season without patience.
+pub fn scenario_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
+    use crate::scenario::raw::Placement;
+    let mut out = Vec::new();
+    let c = &scenario.raw.campus;
+    if c.placement == Placement::Pool {
+        const NODES: &str = "the pool (placement = \"pool\") counts nodes × gpus_per_node GPUs but places no job on a node; \
+                             use placement = \"nodes\" for Slurm's placement";
+        const BACKFILL: &str = "the pool (placement = \"pool\") backfills at every event, with no cycle or limits; \
+                                use placement = \"nodes\" for Slurm's backfill";
+        let given = [
+            ("campus.gpus_per_node", c.gpus_per_node.is_some(), NODES),
+            ("campus.bf_interval_seconds", c.bf_interval_seconds.is_some(), BACKFILL),
+            ("campus.bf_max_job_test", c.bf_max_job_test.is_some(), BACKFILL),
+            ("campus.bf_reservations", c.bf_reservations.is_some(), BACKFILL),
+            ("campus.bf_window_hours", c.bf_window_hours.is_some(), BACKFILL),
+        ];
+        out.extend(given.into_iter().filter(|g| g.1).map(|(key, _, why)| Warning::IgnoredByModel { key, why }));
+    }
+    let a = crate::scenario::assumptions::Assumptions::of(scenario);
+    out.extend(a.shares_far_from_use(SHARES_USE_FACTOR).into_iter().map(|(account, s, u)| Warning::SharesFarFromUse {
+        account,
+        share_of_shares: s,
+        share_of_use: u,
+    }));
+    let load = crate::workload::load::offered_load(scenario);
+    let patient = scenario.campus.accounts.iter().any(|x| x.patience.patience_h.is_some());
+    if let Some((season, bg)) = load.peak
+        && bg + load.group_mean >= SATURATED_LOAD
+        && !patient
+    {
+        out.push(Warning::SaturatedSeason { season, load: bg + load.group_mean });
     }
     out
 }
@@ -191,6 +280,57 @@ pub fn trace_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Scenario;
+
+    /// The tiny fixture with its crunch season flattened (at 1.3 it saturates the campus).
+    fn tiny() -> String {
+        include_str!("../../tests/fixtures/tiny.toml").replace("multiplier = 1.3", "multiplier = 1.0")
+    }
+
+    fn warnings_of(text: &str) -> Vec<Warning> {
+        scenario_warnings(&Scenario::from_toml_str(text, "t.toml").unwrap())
+    }
+
+    #[test]
+    fn keys_the_pool_ignores_are_named() {
+        assert!(warnings_of(&tiny()).is_empty(), "{:?}", warnings_of(&tiny()));
+        let text = tiny().replace("gpus = 64\n", "gpus = 64\nbf_interval_seconds = 30\nbf_window_hours = 24\n");
+        let keys: Vec<_> = warnings_of(&text)
+            .into_iter()
+            .filter_map(|w| if let Warning::IgnoredByModel { key, .. } = w { Some(key) } else { None })
+            .collect();
+        assert_eq!(keys, ["campus.bf_interval_seconds", "campus.bf_window_hours"]);
+        // On nodes the same keys are used: no warning.
+        let nodes = text.replace("gpus = 64\n", "placement = \"nodes\"\nnodes = 8\ngpus_per_node = 8\n");
+        assert!(!warnings_of(&nodes).iter().any(|w| matches!(w, Warning::IgnoredByModel { .. })));
+    }
+
+    #[test]
+    fn a_saturated_season_without_patience_is_flagged() {
+        // 0.8 mean load with a 1.3 crunch: about 1.02 in the crunch with the group's jobs.
+        let hot = tiny().replace("multiplier = 1.0", "multiplier = 1.3");
+        let w = warnings_of(&hot);
+        assert!(
+            w.iter()
+                .any(|w| matches!(w, Warning::SaturatedSeason { season, load } if season == "crunch" && *load >= 0.97)),
+            "{w:?}"
+        );
+        assert!(!warnings_of(&tiny()).iter().any(|w| matches!(w, Warning::SaturatedSeason { .. })));
+    }
+
+    #[test]
+    fn shares_far_from_use_are_flagged_under_multifactor_only() {
+        let nodes = tiny()
+            .replace("gpus = 64\n", "placement = \"nodes\"\nnodes = 8\ngpus_per_node = 8\npriority = \"multifactor\"\n")
+            .replace("[[campus.maintenance]]", "[[campus.accounts]]\nname = \"group\"\nfairshare = 50\n[[campus.accounts]]\nname = \"others\"\nfairshare = 50\n[[campus.maintenance]]");
+        // Listed with half the shares while bringing about 6% of the load; "others" the
+        // reverse. (An unlisted "others" would be scaled to the group's ratio: no warning.)
+        let w = warnings_of(&nodes);
+        assert!(
+            w.iter().any(|w| matches!(w, Warning::SharesFarFromUse { account, .. } if account == "group")),
+            "{w:?}"
+        );
+    }
 
     #[test]
     fn an_interrupted_sequential_run_does_not_claim_a_planned_total() {

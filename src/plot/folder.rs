@@ -51,6 +51,8 @@ pub struct RunFolder {
     pub names: DisplayNames,
     /// `run.toml`'s comment header.
     pub header: ManifestHeader,
+    /// The campus model and assumptions of the scenario in `run.toml`, if it loads.
+    pub model: Option<crate::scenario::assumptions::Assumptions>,
     /// `run.toml` as a TOML table (for the report's parameters), if readable.
     pub table: Option<toml::Table>,
     /// The first simulated day.
@@ -353,6 +355,7 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
         Err(_) => notes
             .push(format!("'{}' is missing: charts show no seasons and the report no parameters", manifest.display())),
     }
+    let model = scenario.as_ref().map(crate::scenario::assumptions::Assumptions::of);
     let name = scenario.as_ref().map(|s| s.name.clone()).unwrap_or_else(|| dir_name(dir));
     let names = table.as_ref().map(DisplayNames::from_table).unwrap_or_default();
     let start =
@@ -385,6 +388,7 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
         class_waits,
         names,
         header,
+        model,
         table,
         start,
         seasons,

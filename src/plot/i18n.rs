@@ -156,6 +156,7 @@ labels! {
     ChartsHeading => "Charts", "图表";
     ParamsHeading => "Key parameters of the scenario", "场景的主要参数";
     WarningsHeading => "Warnings", "警告";
+    ModelHeading => "Campus model and assumptions", "校园集群模型与假设";
     RecommendationHeading => "Recommendation", "推荐方案";
     NoRecommendation => "No targets were given (run the sweep with --target to get a recommendation).",
         "未给出目标（运行扫描时加 --target 可得到推荐方案）。";

@@ -17,8 +17,10 @@ use serde::Deserialize;
 mod cloud;
 mod trace;
 
+mod accounts;
 mod capacity;
 
+use accounts::{accounts, with_expected_use};
 use cloud::{check_every_class_can_run, offer, policy};
 use trace::trace_source;
 
@@ -194,7 +196,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         }
     };
 
-    let campus = campus(&raw, clock, horizon)?;
+    let mut campus = campus(&raw, clock, horizon)?;
 
     let (background, background_calendar) = match &raw.background {
         None => (Vec::new(), Calendar::flat()),
@@ -351,6 +353,17 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         );
     }
     check_labels(&raw)?;
+    with_expected_use(
+        &mut campus,
+        &accounts::Demand {
+            background: &background,
+            background_calendar: &background_calendar,
+            group: &group,
+            group_calendar: &group_calendar,
+            trace: background_trace.as_deref(),
+            window: (warmup, horizon),
+        },
+    );
     let mut resolved = raw.clone();
     resolved.policies = raw_policies;
     resolved.simulation.horizon_days = Some(horizon_days);
@@ -744,73 +757,6 @@ fn with_nodes(mut partitions: Vec<Partition>, groups: &[NodeGroup]) -> Vec<Parti
         p.vram_gb = p.vram_gb.max(g.vram_gb);
     }
     partitions
-}
-
-/// The accounts: those listed, then "others" (background classes without an account and
-/// a trace's jobs) and the group's account when they are not listed. The group's GPU
-/// limit may come from `campus.group_gpu_limit` or from its account, not both.
-fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
-    let c = &raw.campus;
-    unique("campus.accounts", c.accounts.iter().map(|a| a.name.as_str()))?;
-    let mut out = Vec::new();
-    for (i, a) in c.accounts.iter().enumerate() {
-        let k = format!("campus.accounts[{i}]");
-        let fairshare = positive(&format!("{k}.fairshare"), a.fairshare)?;
-        for (name, v) in [("gpu_limit", a.gpu_limit), ("max_jobs", a.max_jobs), ("max_submit", a.max_submit)] {
-            if v == Some(0) {
-                return bad(
-                    format!("{k}.{name}"),
-                    "0 is not allowed: the account could never run a job (leave it out for no limit)",
-                );
-            }
-        }
-        out.push(Account {
-            name: a.name.clone(),
-            fairshare,
-            gpu_limit: a.gpu_limit,
-            max_jobs: a.max_jobs,
-            max_submit: a.max_submit,
-            patience: capacity::patience(&k, a)?,
-        });
-    }
-    if !out.iter().any(|a| a.name == OTHERS_ACCOUNT) {
-        out.push(Account {
-            name: OTHERS_ACCOUNT.into(),
-            fairshare: 1.0,
-            gpu_limit: None,
-            max_jobs: None,
-            max_submit: None,
-            patience: Default::default(),
-        });
-    }
-    let group_name = raw.workload.account.clone().unwrap_or_else(|| GROUP_ACCOUNT.into());
-    let group = match out.iter().position(|a| a.name == group_name) {
-        Some(i) => {
-            if c.group_gpu_limit.is_some() && out[i].gpu_limit.is_some() && c.group_gpu_limit != out[i].gpu_limit {
-                return bad(
-                    "campus.group_gpu_limit",
-                    format!("the group's account '{group_name}' gives another gpu_limit; give the limit in one place"),
-                );
-            }
-            out[i].gpu_limit = out[i].gpu_limit.or(c.group_gpu_limit);
-            i
-        }
-        None => {
-            out.push(Account {
-                name: group_name,
-                fairshare: 1.0,
-                gpu_limit: c.group_gpu_limit,
-                max_jobs: None,
-                max_submit: None,
-                patience: Default::default(),
-            });
-            out.len() - 1
-        }
-    };
-    if out.len() > usize::from(u16::MAX) {
-        return bad("campus.accounts", "too many accounts");
-    }
-    Ok((out, group as u16))
 }
 
 /// A job class; with `by_share`, `rate_per_sec` temporarily holds the load share.

@@ -1,0 +1,111 @@
+//! One campus model in every shipped scenario (issue 20): the scenarios that say they use
+//! "the default's cluster" carry the default's `[campus]` and background classes exactly
+//! (scripts/sync-campus.py copies them), every shipped scenario runs Slurm's node model,
+//! and every account that runs jobs is named in the scenario, so no share is implicit.
+
+mod common;
+
+use burstsim::scenario::Scenario;
+use burstsim::scenario::raw::Placement;
+
+/// Scenarios whose campus and background classes are the default's (as in
+/// scripts/sync-campus.py).
+const COPIES: [&str; 5] = ["threshold-sweep", "all-policies", "exam-season", "monthly-vs-hourly", "starburst"];
+
+fn scenario_path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(format!("{name}.toml"))
+}
+
+fn table(name: &str) -> toml::Table {
+    let text = std::fs::read_to_string(scenario_path(name)).unwrap();
+    toml::from_str(&text).unwrap_or_else(|e| panic!("scenarios/{name}.toml: {e}"))
+}
+
+/// Every `scenarios/*.toml`, loaded; the trace scenario only when the shared logs are here.
+fn shipped() -> Vec<(String, Scenario)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".toml").map(String::from))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "expected the shipped scenarios in {}: {names:?}", dir.display());
+    let mut out = Vec::new();
+    for name in names {
+        if name == "kth-trace" && common::shared_data("data/traces/pwa-kth-sp2").is_none() {
+            continue; // shared_data says why (and fails under CI)
+        }
+        let s = Scenario::load(&scenario_path(&name)).unwrap_or_else(|e| panic!("scenarios/{name}.toml: {e}"));
+        out.push((name, s));
+    }
+    out
+}
+
+#[test]
+fn scenarios_that_say_they_use_the_default_cluster_carry_it_exactly() {
+    let default = table("default");
+    for name in COPIES {
+        let t = table(name);
+        for section in ["campus", "background"] {
+            assert_eq!(
+                t.get(section),
+                default.get(section),
+                "scenarios/{name}.toml: [{section}] differs from scenarios/default.toml's; \
+                 run python3 scripts/sync-campus.py (or say in the file how and why it differs, and drop it from COPIES)"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_shipped_scenario_runs_slurms_node_model() {
+    for (name, s) in shipped() {
+        assert_eq!(
+            s.campus.placement,
+            Placement::Nodes,
+            "scenarios/{name}.toml runs the idealised pool; shipped scenarios use placement = \"nodes\" \
+             (the pool is for the queueing-theory checks)"
+        );
+    }
+}
+
+#[test]
+fn every_account_that_runs_jobs_is_named_in_the_scenario() {
+    for (name, s) in shipped() {
+        for a in &s.campus.accounts {
+            assert!(
+                a.listed || a.expected_use == 0.0,
+                "scenarios/{name}.toml: account '{}' runs {:.3} of the campus GPUs but is not listed under \
+                 [[campus.accounts]], so its shares are implicit",
+                a.name,
+                a.expected_use
+            );
+        }
+    }
+}
+
+/// Shares that differ from expected use on purpose, with the reason.
+const SHARES_APART_ON_PURPOSE: [(&str, &str, &str); 1] = [(
+    "monthly-vs-hourly",
+    "group",
+    "the default lab's shares (1.6%) with a workload of fine-tuning jobs alone, swept from 2 to 40 a week: \
+     its use crosses its shares along the sweep",
+)];
+
+#[test]
+fn shipped_scenarios_give_no_warning_about_their_own_settings() {
+    use burstsim::output::warnings::{Warning, scenario_warnings};
+    for (name, s) in shipped() {
+        let w: Vec<_> = scenario_warnings(&s)
+            .into_iter()
+            .filter(|w| match w {
+                Warning::IgnoredByModel { .. } => true,
+                Warning::SharesFarFromUse { account, .. } => {
+                    !SHARES_APART_ON_PURPOSE.iter().any(|(n, a, _)| *n == name && a == account)
+                }
+                _ => false,
+            })
+            .collect();
+        assert!(w.is_empty(), "scenarios/{name}.toml: {w:?}");
+    }
+}
