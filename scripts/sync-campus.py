@@ -5,7 +5,7 @@ Every shipped scenario that says it uses "the default's cluster" must run the sa
 the Slurm node model with its accounts, priorities and background classes (issue 20: five
 scenarios used to run the idealised pool under that label). This script makes that true by
 text: in each scenario listed below it replaces everything from the `[campus]` line up to
-the first `[[background.seasons]]` line with the same span of scenarios/default.toml, so
+the `[workload]` line (the campus, the background classes and their seasons) with the same span of scenarios/default.toml, so
 comments travel with the values. tests/shipped_scenarios.rs fails when a copy has drifted.
 
     python3 scripts/sync-campus.py          # rewrite the copies
@@ -16,7 +16,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "scenarios"
 COPIES = ["threshold-sweep", "all-policies", "exam-season", "monthly-vs-hourly", "starburst"]
-START, END = "[campus]", "[[background.seasons]]"
+START, END = "[campus]", "[workload]"
 
 
 def span(lines, name):
