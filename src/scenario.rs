@@ -8,6 +8,7 @@
 
 pub mod capacity;
 pub mod dist;
+pub mod feasibility;
 pub mod labels;
 pub mod locate;
 pub mod raw;
