@@ -483,8 +483,8 @@ fn gen_campus() -> impl Strategy<Value = GenCampus> {
     (1usize..=2, 0usize..=2).prop_flat_map(|(partitions, accounts)| {
         (
             prop::collection::vec((1u32..=6, prop::sample::select(vec![1u32, 2, 4, 8])), partitions..=3),
-            prop::collection::vec((prop::option::of(1u32..=16), prop::option::weighted(0.3, 1u32..=3)), accounts),
-            prop::option::weighted(0.4, 1u32..=16),
+            prop::collection::vec((prop::option::of(1u32..=24), prop::option::weighted(0.3, 1u32..=3)), accounts),
+            prop::option::weighted(0.5, 1u32..=24),
             prop::collection::vec(gen_class(partitions, accounts, true), 0..=2),
             prop::collection::vec(gen_class(partitions, accounts, false), 1..=2),
         )
@@ -581,7 +581,7 @@ fn can_start_alone(campus: &burstsim::scenario::Campus, c: &GenClass, group: boo
 
 proptest! {
     #![proptest_config(Config {
-        cases: 96,
+        cases: 128,
         rng_seed: RngSeed::Fixed(0x2727),
         failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
         ..Config::default()
@@ -592,21 +592,37 @@ proptest! {
         let oracle_campus = Scenario::from_toml_str(&scenario_toml(&g, false), "oracle.toml")
             .expect("the campus alone is valid")
             .campus;
-        let feasible = g.background.iter().all(|c| can_start_alone(&oracle_campus, c, false))
-            && g.group.iter().all(|c| can_start_alone(&oracle_campus, c, true));
-        let text = scenario_toml(&g, true);
-        match Scenario::from_toml_str(&text, "gen.toml") {
-            Ok(s) => {
-                prop_assert!(feasible, "accepted, but some job can never start:\n{text}");
-                // Accepted ones run to completion: every job ends, within the budget.
-                let jobs = JobStream::generate(&s, 0);
-                let out = simulate_until(&s, &jobs, 0, 0, &mut (), None, &|| false);
-                let out = out.map_err(|h| format!("{h:?}"));
-                prop_assert!(out.is_ok(), "did not end: {:?}\n{text}", out.err());
-                let out = out.unwrap();
-                prop_assert!(out.records.iter().all(|r| r.end != u64::MAX), "a job never ended:\n{text}");
+        // Each class alone first (a refusal of one class cannot hide another's verdict),
+        // then all of them together.
+        let alone = |bg: Vec<GenClass>, group: Vec<GenClass>| GenCampus { background: bg, group, ..g.clone() };
+        let trivial = GenClass { partition: 0, gpus: 1, shape: None, account: None };
+        let mut cases: Vec<(GenCampus, bool)> = Vec::new();
+        for c in &g.background {
+            cases.push((alone(vec![c.clone()], vec![trivial.clone()]), can_start_alone(&oracle_campus, c, false)));
+        }
+        for c in &g.group {
+            cases.push((alone(vec![], vec![c.clone()]), can_start_alone(&oracle_campus, c, true)));
+        }
+        let all = cases.iter().all(|(_, f)| *f);
+        cases.push((g.clone(), all));
+        for (i, (case, feasible)) in cases.iter().enumerate() {
+            let text = scenario_toml(case, true);
+            match Scenario::from_toml_str(&text, "gen.toml") {
+                Ok(s) => {
+                    prop_assert!(feasible, "accepted, but some job can never start:\n{text}");
+                    if i + 1 < cases.len() {
+                        continue;
+                    }
+                    // Accepted ones run to completion: every job ends, within the budget.
+                    let jobs = JobStream::generate(&s, 0);
+                    let out = simulate_until(&s, &jobs, 0, 0, &mut (), None, &|| false);
+                    let out = out.map_err(|h| format!("{h:?}"));
+                    prop_assert!(out.is_ok(), "did not end: {:?}\n{text}", out.err());
+                    let out = out.unwrap();
+                    prop_assert!(out.records.iter().all(|r| r.end != u64::MAX), "a job never ended:\n{text}");
+                }
+                Err(e) => prop_assert!(!feasible, "refused, but every job can start: {e}\n{text}"),
             }
-            Err(e) => prop_assert!(!feasible, "refused, but every job can start: {e}\n{text}"),
         }
     }
 }
