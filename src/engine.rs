@@ -33,6 +33,10 @@ use budget::BudgetState;
 mod capacity;
 use capacity::CapState;
 
+pub mod watchdog;
+use watchdog::Watchdog;
+pub use watchdog::{Halt, Runaway};
+
 /// Where a job (or a segment of it) runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
@@ -190,20 +194,46 @@ pub(crate) struct World<'a, O: Observer> {
 }
 
 /// Simulates `policy` on `stream` (replication `replication` of `scenario`).
+///
+/// # Panics
+/// If the replication exceeds its event budget ([`watchdog`]), which validation rules
+/// out; [`simulate_until`] returns that as an error instead.
 pub fn simulate(scenario: &Scenario, stream: &JobStream, policy: usize, replication: u64) -> SimOutput {
     simulate_observed(scenario, stream, policy, replication, &mut ())
 }
 
 /// As [`simulate`] without the per-job records (Monte Carlo runs need only the metrics;
 /// this saves 32 bytes per job).
+///
+/// # Panics
+/// As [`simulate`].
 pub fn simulate_metrics(scenario: &Scenario, stream: &JobStream, policy: usize, replication: u64) -> RunMetrics {
+    unwrap_halt(simulate_metrics_until(scenario, stream, policy, replication, &|| false))
+}
+
+/// As [`simulate_metrics`], but ends early with [`Halt::Cancelled`] soon after `stop()`
+/// turns true (it is polled every [`watchdog::POLL_EVERY`] steps), and with
+/// [`Halt::Runaway`] when the replication exceeds its event budget.
+///
+/// # Errors
+/// [`Halt`].
+pub fn simulate_metrics_until(
+    scenario: &Scenario,
+    stream: &JobStream,
+    policy: usize,
+    replication: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<RunMetrics, Halt> {
     let mut none = ();
     let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, &mut none);
-    w.run();
-    w.finish_with(false).metrics
+    w.run_checked(None, stop)?;
+    Ok(w.finish_with(false).metrics)
 }
 
 /// As [`simulate`], reporting every start and end to `observer`.
+///
+/// # Panics
+/// As [`simulate`].
 pub fn simulate_observed<O: Observer>(
     scenario: &Scenario,
     stream: &JobStream,
@@ -211,9 +241,36 @@ pub fn simulate_observed<O: Observer>(
     replication: u64,
     observer: &mut O,
 ) -> SimOutput {
+    unwrap_halt(simulate_until(scenario, stream, policy, replication, observer, None, &|| false))
+}
+
+/// As [`simulate_observed`], with an event budget (`None`: [`watchdog::budget`]) and a
+/// cancellation check; see [`simulate_metrics_until`].
+///
+/// # Errors
+/// [`Halt`].
+pub fn simulate_until<O: Observer>(
+    scenario: &Scenario,
+    stream: &JobStream,
+    policy: usize,
+    replication: u64,
+    observer: &mut O,
+    budget: Option<u64>,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<SimOutput, Halt> {
     let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, observer);
-    w.run();
-    w.finish_with(true)
+    w.run_checked(budget, stop)?;
+    Ok(w.finish_with(true))
+}
+
+/// The result of a run that nobody can cancel: a runaway is a bug (validation proves
+/// every run ends), reported with its message.
+fn unwrap_halt<T>(r: Result<T, Halt>) -> T {
+    match r {
+        Ok(v) => v,
+        Err(Halt::Runaway(e)) => panic!("{e}"),
+        Err(Halt::Cancelled) => unreachable!("a run without a stop check is never cancelled"),
+    }
 }
 
 impl<'a, O: Observer> World<'a, O> {
@@ -301,7 +358,25 @@ impl<'a, O: Observer> World<'a, O> {
         w
     }
 
-    fn run(&mut self) {
+    /// Runs the replication to its end, counting steps against the event budget and
+    /// polling `stop` (see [`watchdog`]); neither touches the simulation's state.
+    fn run_checked(&mut self, budget: Option<u64>, stop: &(dyn Fn() -> bool + Sync)) -> Result<(), Halt> {
+        let nodes: u64 = self.scn.campus.node_groups.iter().map(|g| u64::from(g.nodes)).sum();
+        let budget = budget.unwrap_or_else(|| watchdog::budget(self.jobs.len(), nodes, self.scn.horizon));
+        let mut dog = Watchdog::new(budget, stop);
+        self.run(&mut dog).map_err(|h| match h {
+            Halt::Runaway(r) => Halt::Runaway(Runaway {
+                replication: self.replication,
+                policy: self.policy.name.clone(),
+                jobs: self.jobs.len(),
+                day: self.now / DAY,
+                ..r
+            }),
+            cancelled => cancelled,
+        })
+    }
+
+    fn run(&mut self, dog: &mut Watchdog<'_>) -> Result<(), Halt> {
         let mut next = 0usize;
         loop {
             let t_event = self.events.peek_time();
@@ -311,8 +386,10 @@ impl<'a, O: Observer> World<'a, O> {
                 (Some(a), None) | (None, Some(a)) => a,
                 (Some(a), Some(b)) => a.min(b),
             };
+            let mut steps = 1;
             while let Some(e) = self.events.pop_at(self.now) {
                 self.handle(e);
+                steps += 1;
             }
             while next < self.jobs.len() && self.jobs[next].submit == self.now {
                 self.arrive(next as u32);
@@ -320,7 +397,9 @@ impl<'a, O: Observer> World<'a, O> {
             }
             self.schedule_campus();
             self.record_levels();
+            dog.count(steps)?;
         }
+        Ok(())
     }
 
     fn handle(&mut self, e: Event) {
@@ -368,19 +447,19 @@ impl<'a, O: Observer> World<'a, O> {
         self.route_arrival(j);
     }
 
-    /// True when the job could ever run on campus (GPU count and node shape, group limit,
-    /// memory of its partition's GPUs).
+    /// True when the job could ever run on campus (GPU count and node shape, its account's
+    /// GPU limit, memory of its partition's GPUs): the rule validation proved for its class
+    /// ([`crate::scenario::feasibility::campus_misfit`]), so the two never disagree.
     pub(crate) fn fits_campus(&self, j: u32) -> bool {
         let job = &self.jobs[j as usize];
-        let c = &self.scn.campus;
-        let vram = match c.placement {
-            crate::scenario::raw::Placement::Pool => c.vram_gb,
-            crate::scenario::raw::Placement::Nodes => c.partition(job.partition).vram_gb,
+        let r = self.request(j);
+        let ask = crate::scenario::feasibility::Ask {
+            account: r.account,
+            partition: r.partition,
+            nodes: r.nodes,
+            gpus_per_node: r.gpus_per_node,
         };
-        job.gpus <= c.gpus
-            && job.gpus <= c.group_gpu_limit.unwrap_or(u32::MAX)
-            && job.vram_gb <= vram
-            && self.cluster.could_ever_fit(job.gpus, &self.request(j))
+        crate::scenario::feasibility::campus_misfit(&self.scn.campus, ask, job.gpus, job.vram_gb).is_none()
     }
 
     /// The Slurm side of a job: account, partition, node shape.

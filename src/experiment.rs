@@ -15,7 +15,7 @@ pub mod summary;
 
 use rayon::prelude::*;
 
-use crate::engine::simulate_metrics;
+use crate::engine::{Halt, Runaway, simulate_metrics_until};
 use crate::metrics::{Daily, Metric, RunMetrics};
 
 use crate::scenario::Scenario;
@@ -202,66 +202,130 @@ impl Results {
 }
 
 /// Runs every policy of one replication (the job stream is generated once: CRN).
+///
+/// # Panics
+/// If a replication exceeds its event budget (see [`crate::engine::watchdog`]), which
+/// validation rules out; [`run_replication_until`] returns it as an error.
 pub fn run_replication(scenario: &Scenario, replication: u64) -> Vec<RunMetrics> {
+    match run_replication_until(scenario, replication, &|| false) {
+        Ok(m) => m,
+        Err(Halt::Runaway(e)) => panic!("{e}"),
+        Err(Halt::Cancelled) => unreachable!("never cancelled"),
+    }
+}
+
+/// As [`run_replication`], ending early when `stop()` turns true ([`Halt::Cancelled`])
+/// or when a policy's run exceeds its event budget ([`Halt::Runaway`], the first policy's
+/// in policy order, so the message does not depend on the thread count).
+///
+/// # Errors
+/// [`Halt`].
+pub fn run_replication_until(
+    scenario: &Scenario,
+    replication: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<RunMetrics>, Halt> {
     let jobs = JobStream::generate(scenario, replication);
-    (0..scenario.policies.len()).into_par_iter().map(|p| simulate_metrics(scenario, &jobs, p, replication)).collect()
+    let runs: Vec<Result<RunMetrics, Halt>> = (0..scenario.policies.len())
+        .into_par_iter()
+        .map(|p| simulate_metrics_until(scenario, &jobs, p, replication, stop))
+        .collect();
+    first_halt(runs)
+}
+
+/// All the values, or the first runaway in order (else the first cancellation).
+fn first_halt<T>(runs: Vec<Result<T, Halt>>) -> Result<Vec<T>, Halt> {
+    if let Some(r) = runs.iter().find_map(|r| match r {
+        Err(Halt::Runaway(e)) => Some(e.clone()),
+        _ => None,
+    }) {
+        return Err(Halt::Runaway(r));
+    }
+    runs.into_iter().collect()
 }
 
 /// Runs the given replications (in parallel, in chunks) and folds them into `results`
 /// in order. `progress` is called once per finished replication.
+///
+/// # Panics
+/// As [`run_replication`].
 pub fn run_into(scenario: &Scenario, replications: &[u64], results: &mut Results, progress: &(dyn Fn() + Sync)) {
-    run_into_until(scenario, replications, results, progress, &|| false);
+    if let Err(e) = run_into_until(scenario, replications, results, progress, &|| false) {
+        panic!("{e}");
+    }
 }
 
-/// As [`run_into`], but replications not yet started when `stop()` turns true are
-/// skipped. Returns false if any was skipped; the replications that did run are folded
-/// in (in order), so their results stand.
+/// As [`run_into`], but replications not finished when `stop()` turns true are skipped
+/// (those in flight stop within milliseconds: the engine polls `stop`). Returns
+/// `Ok(false)` if any was skipped; the replications that did finish are folded in (in
+/// order), so their results stand.
+///
+/// # Errors
+/// [`Runaway`] when a replication exceeds its event budget (the first in replication
+/// order); nothing of its chunk is folded in.
 pub fn run_into_until(
     scenario: &Scenario,
     replications: &[u64],
     results: &mut Results,
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
-) -> bool {
+) -> Result<bool, Runaway> {
     for chunk in replications.chunks(CHUNK) {
-        let done: Vec<Option<Vec<RunMetrics>>> = chunk
+        let done: Vec<Option<Result<Vec<RunMetrics>, Halt>>> = chunk
             .par_iter()
             .map(|&r| {
                 if stop() {
                     return None;
                 }
-                let m = run_replication(scenario, r);
-                progress();
+                let m = run_replication_until(scenario, r, stop);
+                if m.is_ok() {
+                    progress();
+                }
                 Some(m)
             })
             .collect();
-        let complete = done.iter().all(Option::is_some);
+        if let Some(e) = done.iter().find_map(|d| match d {
+            Some(Err(Halt::Runaway(e))) => Some(e.clone()),
+            _ => None,
+        }) {
+            return Err(e);
+        }
+        let complete = done.iter().all(|d| matches!(d, Some(Ok(_))));
         for (&r, m) in chunk.iter().zip(done) {
-            if let Some(m) = m {
+            if let Some(Ok(m)) = m {
                 results.push(r, m);
             }
         }
         if !complete {
-            return false;
+            return Ok(false);
         }
     }
-    true
+    Ok(true)
 }
 
 /// Runs a scenario: its fixed number of replications, or under a [`Sequential`] rule in
 /// growing batches until every watched CI is narrow enough (or `max_replications` ran);
 /// see [`sequential`] for the rule and its measured coverage.
+///
+/// # Panics
+/// As [`run_replication`].
 pub fn run(scenario: &Scenario, rule: Option<&Sequential>, progress: &(dyn Fn() + Sync)) -> (Results, Stopping) {
-    run_until(scenario, rule, progress, &|| false)
+    match run_until(scenario, rule, progress, &|| false) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    }
 }
 
 /// As [`run`], stopping early (with [`Stopping::Interrupted`]) when `stop()` turns true.
+///
+/// # Errors
+/// [`Runaway`] when a replication exceeds its event budget.
 pub fn run_until(
     scenario: &Scenario,
     rule: Option<&Sequential>,
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
-) -> (Results, Stopping) {
+) -> Result<(Results, Stopping), Runaway> {
     let mut results = Results::new(scenario);
     let max = scenario.max_replications as usize;
     let first = match rule {
@@ -274,28 +338,28 @@ pub fn run_until(
             None => (scenario.replications as usize, false),
             Some(_) => (max, true),
         };
-        (r, Stopping::Interrupted { done, planned, sequential })
+        Ok((r, Stopping::Interrupted { done, planned, sequential }))
     };
     let first: Vec<u64> = (0..first as u64).collect();
-    if !run_into_until(scenario, &first, &mut results, progress, stop) {
+    if !run_into_until(scenario, &first, &mut results, progress, stop)? {
         return interrupted(results);
     }
-    let Some(rule) = rule else { return (results, Stopping::Fixed) };
+    let Some(rule) = rule else { return Ok((results, Stopping::Fixed)) };
     loop {
         let check = rule.check(scenario, &results);
         if check.met {
-            return (results, Stopping::TargetReached { rule: rule.clone(), undefined: check.undefined });
+            return Ok((results, Stopping::TargetReached { rule: rule.clone(), undefined: check.undefined }));
         }
         let have = results.replications.len();
         if have >= max {
             let worst = check.worst.expect("a check that is not met names its worst CI");
-            return (results, Stopping::MaximumReached { rule: rule.clone(), worst });
+            return Ok((results, Stopping::MaximumReached { rule: rule.clone(), worst }));
         }
         // Next batch: half again as many (at least 2, at most the remaining budget), so
         // the rule looks only about 2.5·ln(n/20) + 1 times by n replications.
         let batch = (have / 2).max(2).min(max - have);
         let next: Vec<u64> = (have as u64..(have + batch) as u64).collect();
-        if !run_into_until(scenario, &next, &mut results, progress, stop) {
+        if !run_into_until(scenario, &next, &mut results, progress, stop)? {
             return interrupted(results);
         }
     }

@@ -71,7 +71,12 @@ impl<O: Observer> World<'_, O> {
     pub(crate) fn route_arrival(&mut self, j: u32) {
         let p = self.policy;
         match p.kind {
-            PolicyKind::CampusOnly => self.campus_else_cloud(j),
+            PolicyKind::CampusOnly => {
+                // Validation proved every class fits the campus (scenario::feasibility):
+                // campus-only never uses the cloud.
+                debug_assert!(self.fits_campus(j), "validated: every job fits the campus under campus-only");
+                self.enqueue_campus(j);
+            }
             PolicyKind::CloudOnly => self.cloud_else_campus(j, &p.offers),
             PolicyKind::OverflowPredicted => self.overflow_predicted(j),
             PolicyKind::OverflowTimeout => self.campus_with_timeout(j),
@@ -198,15 +203,6 @@ impl<O: Observer> World<'_, O> {
             self.enqueue_campus(j);
         } else {
             self.forced_cloud(j, list);
-        }
-    }
-
-    fn campus_else_cloud(&mut self, j: u32) {
-        if self.fits_campus(j) {
-            self.enqueue_campus(j);
-        } else {
-            let list = self.policy.offers.clone();
-            self.cloud_else_campus(j, &list);
         }
     }
 

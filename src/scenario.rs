@@ -9,6 +9,7 @@
 pub mod assumptions;
 pub mod capacity;
 pub mod dist;
+pub mod feasibility;
 pub mod labels;
 pub mod locate;
 pub mod raw;

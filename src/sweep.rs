@@ -673,12 +673,15 @@ pub fn policy_key(scenario: &Scenario, policy: usize) -> u64 {
 
 /// Runs one point, reusing the results of policies whose inputs did not change. `None`
 /// when `stop()` turned true before the point finished (nothing of it is kept).
+///
+/// # Errors
+/// [`crate::engine::Runaway`] when a replication exceeds its event budget.
 pub fn run_point(
     scenario: &Scenario,
     cache: &mut HashMap<u64, PolicyResults>,
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
-) -> Option<Results> {
+) -> Result<Option<Results>, crate::engine::Runaway> {
     let keys: Vec<u64> = (0..scenario.policies.len()).map(|p| policy_key(scenario, p)).collect();
     let todo: Vec<usize> = (0..keys.len()).filter(|&p| !cache.contains_key(&keys[p])).collect();
     let mut results = Results::new(scenario);
@@ -687,9 +690,9 @@ pub fn run_point(
         let mut sub = scenario.clone();
         sub.policies = todo.iter().map(|&p| scenario.policies[p].clone()).collect();
         sub.baseline = 0;
-        let (r, stopping) = experiment::run_until(&sub, None, progress, stop);
+        let (r, stopping) = experiment::run_until(&sub, None, progress, stop)?;
         if matches!(stopping, experiment::Stopping::Interrupted { .. }) {
-            return None;
+            return Ok(None);
         }
         for (k, pr) in todo.iter().zip(r.policies) {
             cache.insert(keys[*k], pr);
@@ -698,7 +701,7 @@ pub fn run_point(
     for (p, key) in keys.iter().enumerate() {
         results.policies[p] = cache[key].clone();
     }
-    Some(results)
+    Ok(Some(results))
 }
 
 #[cfg(test)]

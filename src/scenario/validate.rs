@@ -19,9 +19,10 @@ mod trace;
 
 mod accounts;
 mod capacity;
+mod feasibility;
 
 use accounts::{accounts, with_expected_use};
-use cloud::{check_every_class_can_run, offer, policy};
+use cloud::{offer, policy};
 use trace::trace_source;
 
 /// Longest horizon accepted: ten years (longer runs are almost surely a unit mistake).
@@ -320,8 +321,12 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         .enumerate()
         .map(|(i, p)| policy(&format!("policies[{i}]"), p, &raw, &offers))
         .collect::<Result<Vec<_>>>()?;
+    feasibility::check_background(&background, &campus)?;
+    if let Some(t) = &background_trace {
+        feasibility::check_trace(t, &campus)?;
+    }
     for (pi, p) in policies.iter().enumerate() {
-        check_every_class_can_run(&format!("policies[{pi}]"), p, &group, &raw.workload.classes, &campus, &offers)?;
+        feasibility::check_group(&format!("policies[{pi}]"), p, &group, &campus, &offers)?;
     }
     let baseline = match &sim.baseline_policy {
         None => 0,

@@ -39,7 +39,14 @@ fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
-/// First Ctrl-C / SIGTERM: finish the work in flight and write what is done; second: abort.
+/// How long after the first Ctrl-C / SIGTERM the process may take to stop on its own
+/// before it is aborted: simulations in flight poll the flag and stop within
+/// milliseconds, then the finished replications are written (charts are skipped).
+const STOP_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// First Ctrl-C / SIGTERM: stop the replications in flight and write what is finished
+/// (aborting if that takes longer than [`STOP_WITHIN`], so a signal always ends the run
+/// within a second); second: abort at once.
 fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
@@ -47,8 +54,17 @@ fn install_interrupt_handler() {
             std::process::exit(130);
         }
         eprintln!(
-            "\nburstsim: interrupted: finishing the work in progress and writing what is done (Ctrl-C again to abort)"
+            "\nburstsim: interrupted: stopping the replications in progress and writing the finished ones (Ctrl-C again to abort)"
         );
+        std::thread::spawn(|| {
+            std::thread::sleep(STOP_WITHIN);
+            eprintln!(
+                "burstsim: aborted: the work in progress did not stop within {} s of the signal; files already \
+                 written are complete",
+                STOP_WITHIN.as_secs()
+            );
+            std::process::exit(130);
+        });
     });
 }
 
@@ -150,7 +166,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let started = Instant::now();
     let (results, stopping) =
-        pool.install(|| experiment::run_until(&scenario, rule.as_ref(), &|| pb.inc(1), &interrupted));
+        pool.install(|| experiment::run_until(&scenario, rule.as_ref(), &|| pb.inc(1), &interrupted))?;
     pb.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     let cut_short = matches!(stopping, experiment::Stopping::Interrupted { .. });
@@ -186,7 +202,8 @@ fn run(a: RunArgs) -> Result<ExitCode> {
             if targets.is_empty() { "" } else { ",risk" }
         );
     }
-    crate::plot_cmd::after(&out_dir, a.no_charts, a.quiet);
+    // Charts can take seconds; a run cut short by a signal must end within one.
+    crate::plot_cmd::after(&out_dir, a.no_charts || cut_short, a.quiet);
     for w in &warns {
         eprintln!("burstsim: warning: {w}");
     }
@@ -434,7 +451,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         }
         let scn = sw.scenario(p)?;
         pb.set_message(sw.label(p));
-        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &|| {}, &interrupted)) else {
+        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &|| {}, &interrupted))? else {
             pb.finish_and_clear();
             let done = (0..total).filter(|&p| st.is_done(p)).count();
             eprintln!(
@@ -680,7 +697,7 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     let started = Instant::now();
     let mut results = Results::new(scenario);
     let complete =
-        pool.install(|| experiment::run_into_until(scenario, &reps, &mut results, &|| pb.inc(1), &interrupted));
+        pool.install(|| experiment::run_into_until(scenario, &reps, &mut results, &|| pb.inc(1), &interrupted))?;
     pb.finish_and_clear();
     if !complete {
         eprintln!("burstsim: interrupted: shard {index}/{count} is incomplete and was not written; run it again");

@@ -7,7 +7,22 @@ use crate::scenario::capacity::{Capacity, Drain, NodeFailures, Outages, Patience
 /// Longest time a failure, repair or outage draw may take, in hours (ten years).
 const MAX_HOURS: f64 = 87_600.0;
 
-fn hours(key: &str, spec: &DistSpec) -> Result<Sampler> {
+/// Shortest mean time between two failures of one node, or between two outages: one
+/// hour. Each failure or outage is an event that kills jobs and re-plans the campus, and
+/// a renewal process with mean gap m makes about horizon / m of them whatever the shape
+/// of its distribution; a mean of seconds (each draw is rounded up to 1 s) made a 30-day
+/// run of 48 nodes take millions of failures and never end (issue 27). A node or a
+/// cluster that fails more than hourly is not in service at all: model it as fewer
+/// nodes.
+pub const MIN_MEAN_BETWEEN_H: f64 = 1.0;
+/// Shortest mean repair time and outage duration: one minute (1/60 h). Below the
+/// scheduler's own periods (backfill every 30 s, priorities every few minutes) a repair
+/// changes nothing a user could see, and only multiplies events.
+pub const MIN_MEAN_DURATION_H: f64 = 1.0 / 60.0;
+
+/// A distribution of hours whose mean is at least `min_mean` (with the reason `why`) and
+/// at most [`MAX_HOURS`].
+fn hours_at_least(key: &str, spec: &DistSpec, min_mean: f64, why: &str) -> Result<Sampler> {
     let s = sampler(key, spec, 0.0, f64::INFINITY, "hours must be ≥ 0")?;
     if !(s.mean() > 0.0 && s.mean() <= MAX_HOURS) {
         return bad(
@@ -15,7 +30,28 @@ fn hours(key: &str, spec: &DistSpec) -> Result<Sampler> {
             format!("a mean of {} h is not allowed; give a mean above 0 and at most {MAX_HOURS} h", s.mean()),
         );
     }
+    if s.mean() < min_mean {
+        return bad(
+            key,
+            format!("a mean of {} h is not allowed; give at least {}: {why}", s.mean(), hours_words(min_mean)),
+        );
+    }
     Ok(s)
+}
+
+/// `1 h` or `1 minute (1/60 h)`, for messages.
+fn hours_words(h: f64) -> String {
+    if h >= 1.0 { format!("{h} h") } else { format!("{} minute (1/60 h)", (h * 60.0).round()) }
+}
+
+/// Why failures and outages may not come more often than hourly (for messages).
+const BETWEEN_WHY: &str = "each one kills jobs and re-plans the campus, so shorter gaps make millions of events \
+     (a node failing more than hourly is not in service: model fewer nodes)";
+/// Why repairs and outages may not be shorter than a minute (for messages).
+const DURATION_WHY: &str = "shorter than the scheduler's own periods, it changes nothing but the number of events";
+
+fn hours(key: &str, spec: &DistSpec) -> Result<Sampler> {
+    hours_at_least(key, spec, 0.0, "")
 }
 
 /// The campus's capacity model.
@@ -39,8 +75,18 @@ pub(super) fn capacity(c: &RawCampus, clock: Clock, horizon: SimTime, groups: &[
                 )),
             };
             Some(NodeFailures {
-                between_h: hours(&format!("{k}.time_between_failures_hours"), &f.time_between_failures_hours)?,
-                repair_h: hours(&format!("{k}.repair_hours"), &f.repair_hours)?,
+                between_h: hours_at_least(
+                    &format!("{k}.time_between_failures_hours"),
+                    &f.time_between_failures_hours,
+                    MIN_MEAN_BETWEEN_H,
+                    BETWEEN_WHY,
+                )?,
+                repair_h: hours_at_least(
+                    &format!("{k}.repair_hours"),
+                    &f.repair_hours,
+                    MIN_MEAN_DURATION_H,
+                    DURATION_WHY,
+                )?,
                 checkpoint,
             })
         }
@@ -88,8 +134,18 @@ pub(super) fn capacity(c: &RawCampus, clock: Clock, horizon: SimTime, groups: &[
     let outages = match &c.outages {
         None => None,
         Some(o) => Some(Outages {
-            between_h: hours("campus.outages.time_between_hours", &o.time_between_hours)?,
-            duration_h: hours("campus.outages.duration_hours", &o.duration_hours)?,
+            between_h: hours_at_least(
+                "campus.outages.time_between_hours",
+                &o.time_between_hours,
+                MIN_MEAN_BETWEEN_H,
+                BETWEEN_WHY,
+            )?,
+            duration_h: hours_at_least(
+                "campus.outages.duration_hours",
+                &o.duration_hours,
+                MIN_MEAN_DURATION_H,
+                DURATION_WHY,
+            )?,
             kills_jobs: o.kills_jobs,
         }),
     };

@@ -1,6 +1,6 @@
 //! Checks of `[[cloud.offers]]` and `[[policies]]`: prices and billing, references
-//! between policies and offers, the keys each policy kind uses, and that every job class
-//! has somewhere to run under every policy.
+//! between policies and offers, and the keys each policy kind uses (that every job class
+//! has somewhere to run under every policy is `feasibility.rs`).
 
 use super::*;
 
@@ -535,53 +535,4 @@ fn compute_timeout(key: &str, p: &RawPolicy, kind_name: &str) -> Result<Option<C
         }
     };
     Ok(Some(ComputeTimeout { per_gpu_hour, floor: hours_to_secs(floor_h, 0), cap }))
-}
-
-/// The largest job of a class must fit at least one place the policy may send it.
-pub(super) fn check_every_class_can_run(
-    key: &str,
-    p: &Policy,
-    classes: &[JobClass],
-    raw: &[RawJobClass],
-    campus: &Campus,
-    offers: &[Offer],
-) -> Result<()> {
-    for (ci, c) in classes.iter().enumerate() {
-        let gpus = c.gpus.support().1;
-        let vram = c.vram_gb.support().1;
-        // Under node placement a class must fit its partition: its GPUs (as whole nodes
-        // beyond one node) and their memory.
-        let part = campus.partition(c.partition);
-        let (room, memory) = match campus.placement {
-            crate::scenario::raw::Placement::Pool => (campus.gpus, campus.vram_gb),
-            crate::scenario::raw::Placement::Nodes => (part.gpus, part.vram_gb),
-        };
-        let campus_fits =
-            gpus <= room as f64 && gpus <= campus.group_gpu_limit.unwrap_or(u32::MAX) as f64 && vram <= memory;
-        let offer_fits = |o: usize| gpus <= offers[o].capacity.unwrap_or(u32::MAX) as f64 && vram <= offers[o].vram_gb;
-        let places = crate::policy::places(p);
-        let ok = places.iter().any(|t| match t {
-            Target::Campus => campus_fits,
-            Target::Offer(o) => offer_fits(*o),
-        });
-        if !ok {
-            let where_ = names(places.iter().map(|t| match t {
-                Target::Campus => "campus",
-                Target::Offer(o) => offers[*o].name.as_str(),
-            }));
-            return bad(
-                format!("workload.classes[{ci}]"),
-                format!(
-                    "class '{}' needs up to {gpus} GPUs with {vram} GB each, which no place policy '{}' ({key}) may use can serve ({where_}); \
-                     campus has {} GPUs of {} GB{}, so shrink the class, raise the limits, or add an offer that fits",
-                    raw[ci].name,
-                    p.name,
-                    room,
-                    memory,
-                    campus.group_gpu_limit.map(|l| format!(" and a group limit of {l}")).unwrap_or_default()
-                ),
-            );
-        }
-    }
-    Ok(())
 }
