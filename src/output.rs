@@ -4,7 +4,9 @@
 //! leaves a half-written file under a final name.
 
 pub mod csv;
+pub mod lock;
 pub mod occupied;
+pub mod printable;
 pub mod table;
 pub mod warnings;
 
@@ -36,7 +38,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// The files of a finished run, written atomically into `dir` (created if needed), CSVs
-/// in plain UTF-8.
+/// in plain UTF-8; `run.toml` first, so a folder with any of the new files names their run.
 ///
 /// # Errors
 /// I/O errors, naming the file.
@@ -66,6 +68,9 @@ pub fn write_run_encoded(
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)
         .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", dir.display())))?;
+    // The manifest first: a write that fails part-way (a full disk) leaves a folder that
+    // says which run it holds, so the same command may complete it without --force.
+    atomic_write(&dir.join("run.toml"), run_manifest(scenario, results, stopping, warnings).as_bytes())?;
     let write = |name: &str, bytes: Vec<u8>| atomic_write(&dir.join(name), &encoding.encode(bytes));
     write("summary.csv", csv::summary_csv(summaries))?;
     write("paired.csv", csv::paired_csv(summaries))?;
@@ -73,8 +78,7 @@ pub fn write_run_encoded(
     write("replications.csv", csv::replications_csv(scenario, results))?;
     write("timeseries.csv", csv::timeseries_csv(scenario, results))?;
     write("waits.csv", csv::waits_csv(scenario, results))?;
-    write("class_waits.csv", csv::class_waits_csv(scenario, results))?;
-    atomic_write(&dir.join("run.toml"), run_manifest(scenario, results, stopping, warnings).as_bytes())
+    write("class_waits.csv", csv::class_waits_csv(scenario, results))
 }
 
 /// `run.toml`: the resolved scenario (loadable again, with the seed and replication count

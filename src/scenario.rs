@@ -64,6 +64,42 @@ pub enum ScenarioError {
     },
 }
 
+/// Largest scenario file read (the shipped ones are under 20 kB): a bigger one is refused
+/// before the TOML parser spends seconds and gigabytes on it.
+pub const MAX_SCENARIO_BYTES: usize = 4 << 20;
+
+/// Most `[[campus.node_groups]]` a campus may have (real clusters have a few node types).
+pub const MAX_NODE_GROUPS: usize = 1000;
+
+/// Cheap checks on the text before parsing it: its size and its number of node groups.
+fn precheck(text: &str, file: &str) -> Result<(), ScenarioError> {
+    if text.len() > MAX_SCENARIO_BYTES {
+        return Err(ScenarioError::Syntax {
+            file: file.to_string(),
+            message: format!(
+                "the file is {:.1} MB; a scenario is at most {} MB (the shipped ones are under 20 kB)",
+                text.len() as f64 / 1_048_576.0,
+                MAX_SCENARIO_BYTES >> 20
+            ),
+        });
+    }
+    let headers = text.lines().enumerate().filter(|(_, l)| {
+        l.trim().strip_prefix("[[").and_then(|r| r.split("]]").next()).map(str::trim) == Some("campus.node_groups")
+    });
+    if let Some((line, _)) = headers.clone().nth(MAX_NODE_GROUPS) {
+        return Err(ScenarioError::Invalid {
+            file: file.to_string(),
+            line: Some(line + 1),
+            key: "campus.node_groups".into(),
+            message: format!(
+                "{} node groups; at most {MAX_NODE_GROUPS} are allowed (a group holds any number of identical nodes)",
+                headers.count()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// `file:line: `, `file: ` or nothing, for error messages.
 fn location(file: &str, line: Option<usize>) -> String {
     match (file.is_empty(), line) {
@@ -498,6 +534,7 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError::Syntax`] or [`ScenarioError::Invalid`].
     pub fn from_toml_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        precheck(text, file)?;
         let raw: RawScenario = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
             file: file.to_string(),
             message: e.to_string().trim_end().to_string(),

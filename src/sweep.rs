@@ -397,6 +397,33 @@ fn typed_value(path: &str, text: &str, current: Option<&toml::Value>) -> Result<
     })
 }
 
+/// `campus.gpus = G` on a campus of nodes: `nodes = G / gpus_per_node`, keeping the node
+/// shape (what a user sweeping the cluster size means); refused, with the values that
+/// would work, when G is not a whole number of nodes or the nodes come in groups.
+fn set_node_count(campus: &mut toml::Table, path: &str, text: &str) -> Result<(), SweepError> {
+    let bad = |problem: String| SweepError::BadPath { path: path.into(), problem };
+    if campus.contains_key("node_groups") {
+        return Err(bad("the campus is given as node_groups, so its size is each group's node count: sweep \
+             campus.node_groups.N.nodes (N = 0, 1, …) instead"
+            .into()));
+    }
+    let per_node =
+        campus.get("gpus_per_node").and_then(toml::Value::as_integer).filter(|&g| g > 0).ok_or_else(|| {
+            bad("placement = \"nodes\" without a whole gpus_per_node: sweep campus.nodes instead".into())
+        })?;
+    let gpus: i64 = text.trim().parse().map_err(|_| bad(format!("'{text}' is not a whole number of GPUs")))?;
+    if gpus <= 0 || gpus % per_node != 0 {
+        let below = (gpus / per_node).max(1) * per_node;
+        return Err(bad(format!(
+            "the campus has nodes of {per_node} GPUs, so campus.gpus sets campus.nodes = GPUs / {per_node} and needs \
+             a positive multiple of {per_node}, not {text} (e.g. {below} or {}); or sweep campus.nodes",
+            below + per_node
+        )));
+    }
+    campus.insert("nodes".into(), toml::Value::Integer(gpus / per_node));
+    Ok(())
+}
+
 /// Sets `path` to `text` in a scenario document.
 pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), SweepError> {
     let steps: Vec<&str> = path.split('.').collect();
@@ -409,7 +436,11 @@ pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), Swe
         let last = i + 1 == steps.len();
         if last {
             if walked == "campus" && *step == "gpus" {
-                // Sweeping the cluster size replaces nodes × gpus_per_node.
+                if table.get("placement").and_then(toml::Value::as_str) == Some("nodes") {
+                    // On nodes the cluster grows by nodes of the same shape.
+                    return set_node_count(table, path, text);
+                }
+                // On a pool, the cluster size replaces nodes × gpus_per_node.
                 table.remove("nodes");
                 table.remove("gpus_per_node");
             }
@@ -810,5 +841,24 @@ mod tests {
         assert!(e.contains("'nodes' is not in 'campus'"), "{e}");
         let e = set_path(&mut doc, "campus.gpus", "many").unwrap_err().to_string();
         assert!(e.contains("takes a number"), "{e}");
+    }
+
+    /// Issue 27, item 12: the documented `campus.gpus` failed on the shipped default
+    /// (placement = "nodes"): it removed the node shape.
+    #[test]
+    fn campus_gpus_on_nodes_sets_the_node_count() {
+        let text = "[campus]\nplacement = \"nodes\"\nnodes = 48\ngpus_per_node = 8\n";
+        let mut doc: toml::Table = toml::from_str(text).unwrap();
+        set_path(&mut doc, "campus.gpus", "256").unwrap();
+        assert_eq!(doc["campus"]["nodes"].as_integer(), Some(32));
+        assert_eq!(doc["campus"]["gpus_per_node"].as_integer(), Some(8));
+        assert!(doc["campus"].get("gpus").is_none(), "the node form stays");
+        let e = set_path(&mut doc, "campus.gpus", "300").unwrap_err().to_string();
+        assert!(e.contains("multiple of 8") && e.contains("296 or 304") && e.contains("campus.nodes"), "{e}");
+        let mut groups: toml::Table =
+            toml::from_str("[campus]\nplacement = \"nodes\"\n[[campus.node_groups]]\nnodes = 2\ngpus_per_node = 8\n")
+                .unwrap();
+        let e = set_path(&mut groups, "campus.gpus", "64").unwrap_err().to_string();
+        assert!(e.contains("campus.node_groups.N.nodes"), "{e}");
     }
 }

@@ -141,6 +141,20 @@ fn parse_bound(text: &str, metric: Metric, op: &str, bound: &str) -> Result<f64,
         return Err(format!("--target '{text}': the bound must be a finite number"));
     }
     let name = metric.name();
+    // Every metric is a count, a duration, an amount or a share: never negative, and a
+    // share never above 100%. A bound outside that is always or never met.
+    if v < 0.0 {
+        return Err(format!(
+            "--target '{text}': {name} is never negative, so a bound of {bound} is {}; give 0 or more",
+            if op == "<=" { "never met" } else { "always met" }
+        ));
+    }
+    if percent && v > 100.0 {
+        return Err(format!(
+            "--target '{text}': {name} is a share between 0% and 100%, so a bound of {bound} is {}; give 0% to 100%",
+            if op == "<=" { "always met" } else { "never met" }
+        ));
+    }
     match (metric.shown_in_percent(), percent) {
         (true, true) => Ok(v / 100.0),
         (true, false) => {
@@ -216,6 +230,20 @@ mod tests {
         let e = parse_target("wait_p96<=1").unwrap_err();
         assert!(e.contains("wait_p95_h") && e.contains("no metric"), "{e}");
         assert!(parse_target("wait_p95_h=24").is_err());
+    }
+
+    /// Issue 27, item 12 (seen accepted before the check).
+    #[test]
+    fn bounds_that_are_always_or_never_met_are_refused() {
+        let e = parse_target("wait_p95_h<=-5").unwrap_err();
+        assert!(e.contains("never negative") && e.contains("never met"), "{e}");
+        assert!(parse_target("total_cost_cny>=-1").unwrap_err().contains("always met"));
+        let e = parse_target("deadline_miss_rate<=150%").unwrap_err();
+        assert!(e.contains("between 0% and 100%") && e.contains("always met"), "{e}");
+        assert!(parse_target("cloud_job_share>=100.5%").unwrap_err().contains("never met"));
+        for ok in ["wait_p95_h<=0", "deadline_miss_rate<=100%", "deadline_miss_rate<=0%", "campus_offered_load<=1.5"] {
+            assert!(parse_target(ok).is_ok(), "{ok}");
+        }
     }
 
     #[test]

@@ -25,6 +25,7 @@
 pub mod bootstrap;
 pub mod csv_list;
 pub mod fit;
+pub mod fitness;
 pub mod holdout;
 pub mod infer;
 pub mod mle;
@@ -436,6 +437,17 @@ pub enum TraceError {
     /// The column mapping of a CSV file is not usable.
     #[error("{0}")]
     Mapping(String),
+    /// The file is UTF-16 text, not UTF-8.
+    #[error(
+        "{file} is {encoding} text; logs are read as UTF-8 (or ASCII): convert it first, e.g. \
+         `iconv -f UTF-16 -t UTF-8 {file} > {file}.utf8`"
+    )]
+    Utf16 {
+        /// File name.
+        file: String,
+        /// "UTF-16 (little-endian)" or "UTF-16 (big-endian)".
+        encoding: &'static str,
+    },
 }
 
 /// Collects jobs and bad rows while a reader walks a file.
@@ -489,6 +501,9 @@ pub fn read_file(path: &Path, options: &ReadOptions) -> Result<Trace, TraceError
 /// As [`read_file`].
 pub fn read_bytes(bytes: &[u8], file: &str, options: &ReadOptions) -> Result<Trace, TraceError> {
     let (text, note) = text::gunzip_if_needed(bytes, file, options.strict)?;
+    if let Some(encoding) = text::utf16(&text) {
+        return Err(TraceError::Utf16 { file: file.to_string(), encoding });
+    }
     let format = options
         .format
         .unwrap_or_else(|| if options.mapping.is_some() { Format::Csv } else { Format::detect(file, &text) });

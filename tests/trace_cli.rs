@@ -303,7 +303,8 @@ fn node_replay_options_are_checked() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
         assert!(err.contains(says), "{extra:?}: {err}");
     }
-    // --gpus alone sizes the nodes: ⌈30 / 8⌉ = 4 nodes.
-    let (ok, out, err) = stdout(&[&base[..], &["--gpus", "30", "--gpus-per-node", "8"]].concat());
+    // --gpus alone sizes the nodes when it is a whole number of them: 32 / 8 = 4 nodes
+    // (30 would silently replay on 32 GPUs: refused, tests/trace_fitness.rs).
+    let (ok, out, err) = stdout(&[&base[..], &["--gpus", "32", "--gpus-per-node", "8"]].concat());
     assert!(ok && out.contains("on 4 nodes × 8 GPUs"), "{out}{err}");
 }

@@ -43,6 +43,9 @@ pub(crate) struct CapState {
     down_since: Vec<SimTime>,
     /// Whole-cluster outages `(start, end, kills)`.
     outages: Vec<(SimTime, SimTime, bool)>,
+    /// The union of the outages, disjoint and sorted: node downtime inside them is
+    /// already counted as the whole cluster's, so it is not counted again.
+    outage_union: Vec<(SimTime, SimTime)>,
     /// No job starts before this (an outage).
     pub stopped_until: SimTime,
     /// Capacity out of service in the window, GPU-seconds.
@@ -108,7 +111,31 @@ impl<O: Observer> World<'_, O> {
         for (i, &(a, _, _)) in outages.iter().enumerate() {
             self.events.push(a, Event::OutageStart(i as u32));
         }
+        let mut union: Vec<(SimTime, SimTime)> = Vec::new();
+        for &(a, b, _) in &outages {
+            match union.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => union.push((a, b)),
+            }
+        }
         self.cap.outages = outages;
+        self.cap.outage_union = union;
+    }
+
+    /// GPU-seconds a node of `gpus` GPUs was down in `[a, b)` inside the measured window
+    /// and outside every outage (an outage counts the whole cluster, that node included).
+    fn node_lost(&self, a: SimTime, b: SimTime, gpus: u32) -> f64 {
+        let (lo, hi) = (a.max(self.scn.warmup), b.min(self.scn.horizon));
+        if hi <= lo {
+            return 0.0;
+        }
+        let first = self.cap.outage_union.partition_point(|&(_, end)| end <= lo);
+        let inside: SimTime = self.cap.outage_union[first..]
+            .iter()
+            .take_while(|&&(start, _)| start < hi)
+            .map(|&(start, end)| end.min(hi) - start.max(lo))
+            .sum();
+        f64::from(gpus) * (hi - lo - inside) as f64
     }
 
     /// GPU-seconds of `[a, b)` inside the measured window, for `gpus` GPUs.
@@ -136,7 +163,7 @@ impl<O: Observer> World<'_, O> {
         self.cap.reasons[i] = after;
         if after == 0 {
             if before != 0 {
-                let lost = self.in_window(self.cap.down_since[i], self.now, self.node_gpus(node));
+                let lost = self.node_lost(self.cap.down_since[i], self.now, self.node_gpus(node));
                 self.cap.lost_capacity_gpu_secs += lost;
                 self.cluster.set_node_up(node);
                 self.obs.node_state(self.now, node, true);
@@ -330,7 +357,7 @@ impl<O: Observer> World<'_, O> {
     pub(super) fn close_capacity(&mut self) {
         for n in 0..self.cap.reasons.len() {
             if self.cap.reasons[n] != 0 {
-                let lost = self.in_window(self.cap.down_since[n], self.scn.horizon, self.node_gpus(n as u32));
+                let lost = self.node_lost(self.cap.down_since[n], self.scn.horizon, self.node_gpus(n as u32));
                 self.cap.lost_capacity_gpu_secs += lost;
             }
         }

@@ -10,7 +10,7 @@ use crate::target::Target;
 
 /// Groups thousands: 1234567 → "1,234,567".
 fn thousands(v: f64) -> String {
-    let neg = v < 0.0;
+    let neg = v < 0.0 && format!("{:.0}", v.abs()) != "0";
     let digits = format!("{:.0}", v.abs());
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -22,15 +22,43 @@ fn thousands(v: f64) -> String {
     if neg { format!("-{out}") } else { out }
 }
 
+/// `v` with `decimals` decimals, never "-0.00": a value that rounds to zero has no sign.
+fn fixed(v: f64, decimals: usize) -> String {
+    let text = format!("{v:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => text,
+    }
+}
+
 /// A figure with its CI: `12.3 ± 0.4`, scaled and with the given decimals.
 fn pm(s: &Summary, scale: f64, decimals: usize) -> String {
     if s.n == 0 || s.mean.is_nan() {
         return "–".into();
     }
     if s.half_width.is_nan() {
-        return format!("{:.*}", decimals, s.mean * scale);
+        return fixed(s.mean * scale, decimals);
     }
-    format!("{:.*} ± {:.*}", decimals, s.mean * scale, decimals, s.half_width * scale)
+    format!("{} ± {}", fixed(s.mean * scale, decimals), fixed(s.half_width * scale, decimals))
+}
+
+/// A share in percent with its CI. A share lies in [0, 100%]: when the t interval
+/// reaches past either end (few replications, a rare event) it is shown clamped as
+/// `8.3 (0.0–22.1)` rather than as an impossible `8.3 ± 105.9`.
+fn share_pm(s: &Summary, decimals: usize) -> String {
+    if s.n == 0 || s.mean.is_nan() || s.half_width.is_nan() {
+        return pm(s, 100.0, decimals);
+    }
+    let (lo, hi) = (s.mean - s.half_width, s.mean + s.half_width);
+    if lo >= 0.0 && hi <= 1.0 {
+        return pm(s, 100.0, decimals);
+    }
+    format!(
+        "{} ({}–{})",
+        fixed(s.mean * 100.0, decimals),
+        fixed(lo.max(0.0) * 100.0, decimals),
+        fixed(hi.min(1.0) * 100.0, decimals)
+    )
 }
 
 fn money(s: &Summary) -> String {
@@ -44,13 +72,14 @@ fn money(s: &Summary) -> String {
 }
 
 fn signed_money(s: &Summary) -> String {
-    let sign = if s.mean >= 0.0 { "+" } else { "−" };
+    let sign = if fixed(s.mean, 0).starts_with('-') { "−" } else { "+" };
     let hw = if s.half_width.is_nan() { String::new() } else { format!(" ± {}", thousands(s.half_width)) };
     format!("{sign}¥{}{hw}", thousands(s.mean.abs()))
 }
 
 fn signed_hours(s: &Summary) -> String {
-    let sign = if s.mean >= 0.0 { "+" } else { "−" };
+    // The sign of what is shown: −0.001 h reads "+0.00", not "−0.00".
+    let sign = if fixed(s.mean, 2).starts_with('-') { "−" } else { "+" };
     let hw = if s.half_width.is_nan() { String::new() } else { format!(" ± {:.2}", s.half_width) };
     format!("{sign}{:.2}{hw} h", s.mean.abs())
 }
@@ -86,8 +115,8 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
             money(&g(Metric::TotalCost)),
             pm(&g(Metric::WaitMean), 1.0, 2),
             pm(&g(Metric::WaitP95), 1.0, 2),
-            pm(&g(Metric::DeadlineMissRate), 100.0, 1),
-            pm(&g(Metric::CloudJobShare), 100.0, 1),
+            share_pm(&g(Metric::DeadlineMissRate), 1),
+            share_pm(&g(Metric::CloudJobShare), 1),
             if unstable > 0 { format!("UNSTABLE in {unstable}/{replications}") } else { String::new() },
         ]);
     }
@@ -147,7 +176,42 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         let base = shown(scenario, base);
         out.push_str(&format!("\nPaired differences against '{base}' (same simulated years):\n{paired}"));
     }
+    for note in rentals_past_the_window(scenario) {
+        out.push_str(&format!("\nNote: {note}\n"));
+    }
     out
+}
+
+/// Rentals that run past the measured window: their rent is paid in full, so the total
+/// cost of a policy renting them covers more than the window its header names (a 400-day
+/// rental under "CNY per 30 days").
+pub fn rentals_past_the_window(scenario: &Scenario) -> Vec<String> {
+    let window_days = scenario.window() as f64 / crate::units::DAY as f64;
+    let days = |t: crate::units::SimTime| super::num(t as f64 / crate::units::DAY as f64);
+    let mut notes = Vec::new();
+    for (o, offer) in scenario.offers.iter().enumerate() {
+        let on_demand = scenario.policies.iter().any(|p| crate::policy::rents_when_needed(p, scenario, o));
+        let longest = offer.rentals.as_ref().map_or(0, |r| {
+            r.iter()
+                .filter(|&&(a, b)| a < scenario.horizon && b > scenario.horizon)
+                .map(|&(a, b)| b - a)
+                .max()
+                .unwrap_or(0)
+        });
+        let what = if on_demand && offer.min_term > scenario.window() {
+            format!("rents '{}' for at least {} days (min_term_days)", offer.name, days(offer.min_term))
+        } else if longest > 0 {
+            format!("rents '{}' for {} days, past the window's end (rent_periods)", offer.name, days(longest))
+        } else {
+            continue;
+        };
+        notes.push(format!(
+            "a policy that {what}; a rental started in the {}-day window is paid in full, so that policy's total \
+             cost covers more than the window",
+            super::num(window_days)
+        ));
+    }
+    notes
 }
 
 /// Lays out rows of cells: the first column left-aligned, the others right-aligned.
@@ -229,7 +293,9 @@ pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
         );
         for class in scenario.class_names() {
             let g = |m: &str| s.class(&p.name, &class, m).map(|r| r.summary);
-            let cell = |m: &str, scale: f64, d: usize| g(m).map_or("–".into(), |x| pm(&x, scale, d));
+            let cell = |m: &str, scale: f64, d: usize| {
+                g(m).map_or("–".into(), |x| if scale == 100.0 { share_pm(&x, d) } else { pm(&x, scale, d) })
+            };
             let mut row = vec![
                 format!("  {}", scenario.names.classes.get(&class, crate::plot::Lang::En)),
                 g("jobs_completed").map_or("–".into(), |x| format!("{:.0}", x.mean)),
@@ -251,6 +317,46 @@ pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 27, item 13: a 400-day rental under a "CNY per 30 days" header, unexplained.
+    #[test]
+    fn a_rental_longer_than_the_window_is_noted() {
+        let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap();
+        let mut short = text.replacen("horizon_days = 60", "horizon_days = 30", 1);
+        short = short.replacen(
+            "price_per_gpu_month_cny = 2500\n",
+            "price_per_gpu_month_cny = 2500\nmin_term_days = 400\n",
+            1,
+        );
+        short = short.replacen(
+            "main_classes = [\"big\"]\noffers = [\"big-hourly\"]\n",
+            "main_classes = [\"big\"]\noffers = [\"big-hourly\", \"big-monthly\"]\nrent_when_needed = true\n",
+            1,
+        );
+        let scn = Scenario::from_toml_str(&short, "t.toml").unwrap();
+        let notes = rentals_past_the_window(&scn);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("'big-monthly' for at least 400 days") && notes[0].contains("30-day window"),
+            "{notes:?}"
+        );
+        let scn = Scenario::from_toml_str(&text, "t.toml").unwrap();
+        assert!(rentals_past_the_window(&scn).is_empty(), "the fixture rents for the whole window");
+    }
+
+    /// Issue 27, item 13: "-0.00" and "8.3 ± 105.9" were printed.
+    #[test]
+    fn no_negative_zero_and_shares_stay_within_0_and_100_percent() {
+        let s = |mean: f64, half_width: f64| Summary { n: 3, mean, std_dev: 0.0, half_width };
+        assert_eq!(pm(&s(-0.0001, 0.0), 1.0, 2), "0.00 ± 0.00");
+        assert_eq!(pm(&s(-0.0, f64::NAN), 1.0, 2), "0.00");
+        assert_eq!(signed_hours(&s(-0.001, f64::NAN)), "+0.00 h");
+        assert_eq!(signed_money(&s(-0.4, f64::NAN)), "+¥0");
+        assert_eq!(thousands(-0.3), "0");
+        assert_eq!(share_pm(&s(0.083, 1.059), 1), "8.3 (0.0–100.0)");
+        assert_eq!(share_pm(&s(0.083, 0.02), 1), "8.3 ± 2.0");
+        assert_eq!(share_pm(&s(0.99, 0.05), 1), "99.0 (94.0–100.0)");
+    }
 
     #[test]
     fn thousands_are_grouped() {

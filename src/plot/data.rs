@@ -313,6 +313,11 @@ pub struct Recommended {
 pub fn parse_recommendation(text: &str) -> Option<Recommended> {
     let line = text.lines().find_map(|l| l.trim().strip_prefix("choose policy '"))?;
     let (policy, rest) = line.split_once("' at ")?;
+    // A policy the sweep does not change: "at any point (the sweep does not change it; e.g. at LABEL): …".
+    let rest = match rest.strip_prefix("any point (the sweep does not change it; e.g. at ") {
+        Some(r) => r.split_once("): ").map_or(r, |(label, _)| label),
+        None => rest,
+    };
     // The point label ends at the first ": " (values never contain one).
     let label = rest.split_once(": ").map_or(rest, |(a, _)| a);
     let mut values = Vec::new();
@@ -334,6 +339,11 @@ mod tests {
         let r = parse_recommendation(t).unwrap();
         assert_eq!(r.policy, "overflow");
         assert_eq!(r.values, vec![("policies.overflow.threshold_hours".to_string(), "20".to_string())]);
+        let same = parse_recommendation(
+            "  choose policy 'c' at any point (the sweep does not change it; e.g. at x=1, y.z=2.5): total",
+        )
+        .unwrap();
+        assert_eq!(same.values, vec![("x".to_string(), "1".to_string()), ("y.z".to_string(), "2.5".to_string())]);
         let r = parse_recommendation("  choose policy 'a b' at x=1, y.z=2.5: total").unwrap();
         assert_eq!(r.values.len(), 2);
         assert_eq!(r.values[1], ("y.z".to_string(), "2.5".to_string()));

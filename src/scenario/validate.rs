@@ -91,7 +91,24 @@ fn within(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<f64> {
     if v.is_finite() && v >= lo && v <= hi {
         Ok(v)
     } else {
-        bad(key, format!("{v} is not allowed; give {what} from {lo} to {hi}"))
+        bad(key, format!("{v} is not allowed; give {what} from {} to {}", bound(lo, what), bound(hi, what)))
+    }
+}
+
+/// A range's bound for a message: no float noise (`1/60` h is "0.0167 (one minute)", not
+/// `0.016666666666666666`).
+fn bound(x: f64, what: &str) -> String {
+    let text = if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        let t = format!("{x:.4}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    if what == "hours" && x > 0.0 && x < 1.0 && (x * 60.0 - (x * 60.0).round()).abs() < 1e-9 {
+        let minutes = (x * 60.0).round();
+        format!("{text} ({minutes:.0} minute{})", if minutes == 1.0 { "" } else { "s" })
+    } else {
+        text
     }
 }
 
@@ -466,6 +483,14 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
     }
     if groups_given && c.placement == Placement::Pool {
         return bad("campus.node_groups", "node groups need placement = \"nodes\" (the pool has no nodes)");
+    }
+    for (i, g) in c.node_groups.iter().enumerate() {
+        // Named before the total, which would otherwise be reported as campus.gpus.
+        for (key, value) in [("nodes", g.nodes), ("gpus_per_node", g.gpus_per_node)] {
+            if value == 0 {
+                return bad(format!("campus.node_groups[{i}].{key}"), "0 is not allowed; give at least 1");
+            }
+        }
     }
     let gpus = if groups_given {
         c.node_groups

@@ -80,6 +80,21 @@ pub struct Verdict {
     pub miss: Option<MissCount>,
     /// Risk rule: the corrected upper bound of the chance that a year misses (NaN otherwise).
     pub miss_upper: f64,
+    /// The policy's results are the same at every point (the sweep does not touch it):
+    /// the text then says so instead of pointing at one point.
+    pub same_at_every_point: bool,
+}
+
+impl Verdict {
+    /// "at x=1", or for a policy the sweep does not change "at any point (the sweep does
+    /// not change it; e.g. at x=1)" (charts read the label after the last "at ").
+    pub fn at(&self) -> String {
+        if self.same_at_every_point {
+            format!("at any point (the sweep does not change it; e.g. at {})", self.label)
+        } else {
+            format!("at {}", self.label)
+        }
+    }
 }
 
 /// With the risk rule and no candidate qualifying: there were too few replications for
@@ -258,6 +273,7 @@ pub fn recommend(points: &[PointResult], targets: &[Target], rule: Rule) -> Reco
         }
     }
     let k = distinct.len().max(1);
+    let same_everywhere = |policy: &str| points.len() > 1 && distinct.iter().filter(|(p, _)| *p == policy).count() == 1;
     let confidence = bonferroni(FAMILY_CONFIDENCE, k);
     let mut verdicts = Vec::new();
     for (pr, policy) in candidates {
@@ -296,6 +312,7 @@ pub fn recommend(points: &[PointResult], targets: &[Target], rule: Rule) -> Reco
             margins,
             miss,
             miss_upper,
+            same_at_every_point: same_everywhere(policy),
         });
     }
     verdicts.sort_by(|a, b| a.cost.mean.total_cmp(&b.cost.mean).then(a.point.cmp(&b.point)));
@@ -359,8 +376,11 @@ pub fn render(r: &Recommendation, limit: usize) -> String {
     match &r.chosen {
         Some(v) => {
             out.push_str(&format!(
-                "  choose policy '{}' at {}: total cost {:.0} ± {:.0} CNY\n",
-                v.policy, v.label, v.cost.mean, v.cost.half_width
+                "  choose policy '{}' {}: total cost {:.0} ± {:.0} CNY\n",
+                v.policy,
+                v.at(),
+                v.cost.mean,
+                v.cost.half_width
             ));
             match (r.rule, &v.miss) {
                 (Rule::Risk { .. }, Some(m)) => out.push_str(&format!(
@@ -398,9 +418,9 @@ pub fn render(r: &Recommendation, limit: usize) -> String {
             }
             if let Some(c) = &r.closest {
                 out.push_str(&format!(
-                    "  closest: policy '{}' at {} (total cost {:.0} ± {:.0} CNY): {}\n",
+                    "  closest: policy '{}' {} (total cost {:.0} ± {:.0} CNY): {}\n",
                     c.policy,
-                    c.label,
+                    c.at(),
                     c.cost.mean,
                     c.cost.half_width,
                     c.reasons.join("; ")
@@ -452,8 +472,11 @@ pub fn render_comparison(r: &Recommendation) -> String {
     };
     match &r.chosen {
         Some(v) => format!(
-            "{what}, with the same correction, would choose policy '{}' at {} (total cost {:.0} ± {:.0} CNY).\n",
-            v.policy, v.label, v.cost.mean, v.cost.half_width
+            "{what}, with the same correction, would choose policy '{}' {} (total cost {:.0} ± {:.0} CNY).\n",
+            v.policy,
+            v.at(),
+            v.cost.mean,
+            v.cost.half_width
         ),
         None => format!("{what}, with the same correction, would choose nothing.\n"),
     }
@@ -603,6 +626,17 @@ mod tests {
 
     fn target() -> Vec<Target> {
         vec![parse_target("wait_p95_h<=2").unwrap()]
+    }
+
+    /// Issue 27, item 13: "choose policy 'campus-only' at x=0" read as if x mattered to it.
+    #[test]
+    fn a_policy_the_sweep_does_not_change_is_chosen_at_any_point() {
+        let points = [point(0, "c", 500.0, (1.0, 0.1), 0, 40), point(1, "c", 500.0, (1.0, 0.1), 0, 40)];
+        let text = render(&recommend(&points, &target(), Rule::MeanYear), 12);
+        assert!(text.contains("choose policy 'c' at any point (the sweep does not change it; e.g. at x=0):"), "{text}");
+        let moved = [point(0, "c", 500.0, (1.0, 0.1), 0, 40), point(1, "c", 600.0, (1.0, 0.1), 0, 40)];
+        let text = render(&recommend(&moved, &target(), Rule::MeanYear), 12);
+        assert!(text.contains("choose policy 'c' at x=0:"), "{text}");
     }
 
     #[test]

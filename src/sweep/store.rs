@@ -48,6 +48,11 @@ pub enum StoreError {
     Occupied(#[from] crate::output::occupied::Occupied),
 }
 
+/// An I/O error that names the path it happened on ("could not create 'out/points': …").
+fn at(path: &Path, doing: &str, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("could not {doing} '{}': {e}", path.display()))
+}
+
 /// `sweep.toml`: the hash, the parameters, each axis's role (and label, scale keys and
 /// weights when given), and the targets of the last analysis.
 fn manifest(sweep: &Sweep, hash: &str, analysis: Option<(&[Target], Option<f64>)>) -> String {
@@ -134,7 +139,7 @@ impl Store {
             Ok(Claim::Forced) => {
                 let points = dir.join("points");
                 if points.exists() {
-                    std::fs::remove_dir_all(&points)?;
+                    std::fs::remove_dir_all(&points).map_err(|e| at(&points, "remove", e))?;
                 }
                 for f in ["sweep.csv", "recommendation.txt", "risk.csv", "decisions.csv"] {
                     let _ = std::fs::remove_file(dir.join(f));
@@ -142,7 +147,7 @@ impl Store {
             }
             Ok(Claim::Fresh | Claim::Same) => {}
         }
-        std::fs::create_dir_all(dir.join("points"))?;
+        std::fs::create_dir_all(dir.join("points")).map_err(|e| at(&dir.join("points"), "create", e))?;
         atomic_write(&meta, manifest(sweep, &hash, None).as_bytes())?;
         Ok(Store { dir: dir.to_path_buf(), hash })
     }
@@ -174,7 +179,7 @@ impl Store {
     /// I/O errors.
     pub fn save(&self, point: usize, label: &str, scenario: &Scenario, results: &Results) -> Result<(), StoreError> {
         let d = self.point_dir(point);
-        std::fs::create_dir_all(&d)?;
+        std::fs::create_dir_all(&d).map_err(|e| at(&d, "create", e))?;
         let summaries = Summaries::new(scenario, results);
         atomic_write(&d.join("summary.csv"), &out_csv::summary_csv(&summaries))?;
         atomic_write(&d.join("paired.csv"), &out_csv::paired_csv(&summaries))?;

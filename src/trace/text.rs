@@ -41,6 +41,30 @@ pub(crate) fn gunzip_if_needed<'a>(
     }
 }
 
+/// "UTF-16 (little-endian)" or "UTF-16 (big-endian)" when `text` is UTF-16 (a byte-order
+/// mark, or ASCII with a NUL byte beside every character, as Windows tools write), which
+/// the readers would otherwise see as rows of NUL-riddled garbage.
+pub(crate) fn utf16(text: &[u8]) -> Option<&'static str> {
+    match text {
+        [0xFF, 0xFE, ..] => return Some("UTF-16 (little-endian)"),
+        [0xFE, 0xFF, ..] => return Some("UTF-16 (big-endian)"),
+        _ => {}
+    }
+    let head = &text[..text.len().min(256) & !1];
+    if head.len() < 8 {
+        return None;
+    }
+    let nul =
+        |offset: usize| head.iter().skip(offset).step_by(2).filter(|&&b| b == 0).count() * 2 >= head.len() * 9 / 10;
+    if nul(1) {
+        Some("UTF-16 (little-endian)")
+    } else if nul(0) {
+        Some("UTF-16 (big-endian)")
+    } else {
+        None
+    }
+}
+
 /// Lines with their 1-based numbers; a trailing `\r` is removed and bytes that are not
 /// UTF-8 become U+FFFD.
 pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = (usize, Cow<'_, str>)> {
@@ -151,6 +175,17 @@ pub(crate) fn timestamp(field: &str, text: &str) -> Result<i64, Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf16_is_recognised_with_or_without_a_byte_order_mark() {
+        let le: Vec<u8> = "JobID|State\n1|COMPLETED\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = "JobID|State\n1|COMPLETED\n".encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(utf16(&le), Some("UTF-16 (little-endian)"));
+        assert_eq!(utf16(&be), Some("UTF-16 (big-endian)"));
+        assert_eq!(utf16(&[[0xFF, 0xFE].as_slice(), &le].concat()), Some("UTF-16 (little-endian)"));
+        assert_eq!(utf16(b"JobID|State\n1|COMPLETED\n"), None);
+        assert_eq!(utf16("; 校园 GPU 集群\n".as_bytes()), None);
+    }
 
     #[test]
     fn slurm_durations_in_every_form() {

@@ -28,6 +28,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
             || e.downcast_ref::<burstsim::experiment::shard::ShardError>()
                 .is_some_and(|s| !matches!(s, burstsim::experiment::shard::ShardError::Io(_)))
             || e.is::<burstsim::output::occupied::Occupied>()
+            || e.is::<burstsim::output::lock::LockError>()
     });
     if bad_input { 2 } else { 1 }
 }
@@ -50,6 +51,7 @@ const STOP_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
 fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            burstsim::output::lock::release_all();
             eprintln!("\nburstsim: aborted; files already written are complete, nothing else was written");
             std::process::exit(130);
         }
@@ -156,6 +158,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         return run_shard(&a, &scenario, spec);
     }
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
+    let _lock = lock_out_dir(&out_dir, "run")?;
     claim_out_dir(&out_dir, &scenario, "run", a.force, a.quiet)?;
     let rule = cli_rule.or_else(|| scenario.ci_target.map(experiment::Sequential::relative_default));
     let pool = pool(a.threads)?;
@@ -226,6 +229,21 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Takes the output folder for this process before any work starts: creates it, proves
+/// it writable and refuses it while another burstsim writes there (see
+/// `burstsim::output::lock`). Held until the returned lock is dropped.
+fn lock_out_dir(dir: &std::path::Path, kind: &str) -> Result<burstsim::output::lock::OutputLock> {
+    Ok(announced(burstsim::output::lock::OutputLock::exclusive(dir, kind)?))
+}
+
+/// Prints the notice of a lock taken over from a process that died.
+fn announced(lock: burstsim::output::lock::OutputLock) -> burstsim::output::lock::OutputLock {
+    if let Some(n) = lock.notice() {
+        eprintln!("burstsim: {n}");
+    }
+    lock
 }
 
 /// Refuses an output folder holding another run's results (unless `force`) before any
@@ -427,6 +445,16 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     // Shards of one sweep share the folder: none may remove the others' points.
     // A folder holding this same sweep keeps its finished points (shards of one sweep
     // share it); another sweep's folder is refused unless --force.
+    let _lock = match shard {
+        None => lock_out_dir(&out_dir, "sweep")?,
+        // The shards of one sweep write the folder together, each holding its own slot.
+        Some((i, n)) => announced(burstsim::output::lock::OutputLock::shared(
+            &out_dir,
+            "sweep shard",
+            &store::sweep_hash(&sw),
+            &format!("shard-{i}-of-{n}"),
+        )?),
+    };
     let st = store::Store::open(&out_dir, &sw, a.resume || shard.is_some(), a.force)?;
     let pool = pool(a.threads)?;
     let total = sw.points.len();
@@ -466,7 +494,17 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     pb.finish_and_clear();
     let done = (0..total).filter(|&p| st.is_done(p)).count();
     if done < total {
-        let (i, n) = shard.expect("without --shard every point has run");
+        let Some((i, n)) = shard else {
+            // Every point ran in this process: a point that reads as unfinished now was
+            // replaced by another process writing there without the lock (an older burstsim).
+            let missing: Vec<String> = (0..total).filter(|&p| !st.is_done(p)).map(|p| format!("{p:04}")).collect();
+            bail!(
+                "points {} in '{}' were changed by another process while this sweep ran; nothing was assembled. \
+                 Run the sweep again into a folder that only it writes",
+                missing.join(", "),
+                out_dir.display()
+            );
+        };
         eprintln!(
             "burstsim: sweep shard {i}/{n} finished; {done} of {total} points are done in {}. When every shard has finished, \
              `burstsim sweep {} --resume --out {}` (same options) assembles sweep.csv",
@@ -521,12 +559,6 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         "cloud (%)",
         if targets.is_empty() { String::new() } else { format!(" {:>16}", "years missing") }
     ));
-    // A policy the sweep does not touch has the same results at every point: show it once.
-    let constant = |name: &str| {
-        let first_cost = points[0].summaries.get(name, Metric::TotalCost).map(|r| r.summary);
-        points.len() > 1
-            && points.iter().all(|pr| pr.summaries.get(name, Metric::TotalCost).map(|r| r.summary) == first_cost)
-    };
     let row = |label: &str, pr: &recommend::PointResult, name: &str| {
         let g = |m: Metric| pr.summaries.get(name, m).map(|r| r.summary);
         let f = |m: Metric, scale: f64, d: usize| {
@@ -556,6 +588,14 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             f(Metric::WaitP95, 1.0, 2),
             f(Metric::CloudJobShare, 100.0, 1)
         )
+    };
+    // A policy the sweep does not touch has the same results at every point: show it once.
+    // It is "the same" when its whole row reads the same at every point (every shown
+    // figure and the years missing the targets): with zero prices the cost alone is the
+    // same at every point while the waits differ.
+    let constant = |name: &str| {
+        let first_row = row("", &points[0], name);
+        points.len() > 1 && points.iter().all(|pr| row("", pr, name) == first_row)
     };
     for pr in &points {
         for policy in first.policies.iter().filter(|p| !constant(&p.name)) {
@@ -688,6 +728,7 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     let base = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name).join("shards"));
     let out_dir = if base.file_name().is_some_and(|n| n.to_string_lossy() == own) { base } else { base.join(&own) };
     let shards_dir = out_dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf);
+    let _lock = lock_out_dir(&out_dir, "shard")?;
     let claim = burstsim::output::occupied::claim_shard(&out_dir, scenario.hash(), index, count, a.force)?;
     if claim == burstsim::output::occupied::Claim::Forced {
         eprintln!("burstsim: --force: replacing the shard in '{}'", out_dir.display());
@@ -739,6 +780,7 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     let shards = dirs.iter().map(|d| shard::read(d)).collect::<Result<Vec<_>, _>>()?;
     let (scenario, results) = shard::merge(shards)?;
     let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
+    let _lock = lock_out_dir(&out_dir, "merge")?;
     claim_out_dir(&out_dir, &scenario, "merge", a.force, a.quiet)?;
     let summaries = Summaries::new(&scenario, &results);
     let warns = warnings::collect(&scenario, &results, &Stopping::Fixed);

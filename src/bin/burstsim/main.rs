@@ -21,7 +21,8 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("burstsim: error: {err:#}");
+            // Messages quote users' files: control, bidi and zero-width characters are escaped.
+            eprintln!("burstsim: error: {}", burstsim::output::printable::printable(&format!("{err:#}")));
             ExitCode::from(commands::exit_code(&err))
         }
     }

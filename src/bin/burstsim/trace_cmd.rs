@@ -49,7 +49,8 @@ pub struct TraceValidateArgs {
     /// larger than a node on whole nodes, backfill every --bf-interval) instead of a pool.
     #[arg(long, requires = "trace")]
     pub gpus_per_node: Option<u32>,
-    /// Nodes of the replayed cluster (default: ⌈GPUs / --gpus-per-node⌉).
+    /// Nodes of the replayed cluster (default: --gpus / --gpus-per-node, which must divide;
+    /// without --gpus, ⌈MaxProcs / --gpus-per-node⌉ from the log).
     #[arg(long, requires = "gpus_per_node")]
     pub nodes: Option<u32>,
     /// Queue order on nodes: fifo (submission order) or multifactor (Slurm's plugin with
@@ -126,7 +127,7 @@ pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
         trace::TraceError::Read { .. } => anyhow::Error::new(e),
         other => usage(other.to_string()),
     })?;
-    eprint!("burstsim: {}", t.report.summary(&path.display().to_string()));
+    eprint!("burstsim: {}", burstsim::output::printable::printable(&t.report.summary(&path.display().to_string())));
     if t.jobs.is_empty() {
         bail!(usage(format!("{}: no jobs could be read", path.display())));
     }
@@ -220,6 +221,17 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     }
     o.cycle = cycle;
     let gpus = o.gpus;
+    let conv = replay::to_jobs(&log, &o);
+    if conv.jobs.is_empty() {
+        let why: Vec<String> = conv.left_out.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        bail!(usage(format!(
+            "{}: no job of the log can be replayed on {gpus} {}: {}; check --gpus and --units",
+            path.display(),
+            if conv.counted_gpus { "GPUs" } else { "processors" },
+            if why.is_empty() { "the log has no jobs".to_string() } else { why.join(", ") }
+        )));
+    }
+    warn_fitness(&log, &conv, gpus);
     let started = Instant::now();
     if t.out_of_sample {
         if o.nodes.is_some() || infer_outages || cycle.is_some() {
@@ -330,6 +342,14 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Prints what makes the log a poor description of the stated cluster (offered load
+/// above 1, a long gap in submissions); see `burstsim::trace::fitness`.
+fn warn_fitness(log: &Trace, conv: &replay::Converted, gpus: u32) {
+    for w in burstsim::trace::fitness::check(log, conv, gpus) {
+        eprintln!("burstsim: warning: {w}");
+    }
+}
+
 /// The node count and GPUs per node of `--gpus-per-node G [--nodes N] [--gpus N]`: --nodes,
 /// else ⌈GPUs / G⌉ with GPUs from --gpus or the log's MaxProcs (`max_procs`).
 fn nodes(
@@ -349,6 +369,14 @@ fn nodes(
             u64::from(n) * u64::from(per_node)
         ))),
         (Some(n), _) => n,
+        (None, Some(g)) if g % per_node != 0 => bail!(usage(format!(
+            "--gpus {g} is not a multiple of --gpus-per-node {per_node}: {} nodes would hold {} GPUs; give --gpus {} or {}, \
+             or --nodes N instead of --gpus",
+            g.div_ceil(per_node),
+            u64::from(g.div_ceil(per_node)) * u64::from(per_node),
+            (g / per_node) * per_node,
+            u64::from(g.div_ceil(per_node)) * u64::from(per_node)
+        ))),
         (None, g) => match g.or(max_procs) {
             Some(g) if g > 0 => g.div_ceil(per_node),
             _ => bail!(usage(format!(
@@ -425,6 +453,8 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
     for w in &f.warnings {
         eprintln!("burstsim: warning: {w}");
     }
+    let ro = ReplayOptions { units, procs_per_gpu, ..ReplayOptions::new(f.cluster_gpus) };
+    warn_fitness(&log, &replay::to_jobs(&log, &ro), f.cluster_gpus);
     let text = fit::write::to_toml(&f);
     // The file must load: a fitted scenario that does not is a bug, said plainly.
     burstsim::scenario::Scenario::from_toml_str(&text, "<fitted scenario>")
