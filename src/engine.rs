@@ -37,6 +37,9 @@ pub mod watchdog;
 use watchdog::Watchdog;
 pub use watchdog::{Halt, Runaway};
 
+mod outcome;
+use outcome::GaveUp;
+
 /// Where a job (or a segment of it) runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
@@ -125,6 +128,8 @@ pub(crate) struct JobState {
     pub held: bool,
     /// Has joined the campus queue before (patience and balking apply to the first time).
     pub submitted: bool,
+    /// Whether it left without running (reneged or balked).
+    pub gave_up: GaveUp,
 }
 
 pub(crate) struct InFlight {
@@ -155,6 +160,8 @@ pub(crate) struct Tally {
     pub arrivals: u64,
     pub daily_cost: Vec<f64>,
     pub backlog_days: f64,
+    /// Work (GPU-seconds of runtime) of measured group jobs that reneged or balked.
+    pub gave_up_gpu_secs: f64,
     /// Per group class, plus a last slot for group jobs of no scenario class (a log's).
     pub classes: Vec<ClassTally>,
 }
@@ -293,6 +300,7 @@ impl<'a, O: Observer> World<'a, O> {
                 end_at: SimTime::MAX,
                 held: false,
                 submitted: false,
+                gave_up: GaveUp::No,
             })
             .collect();
         let mut events = EventQueue::new();
@@ -443,6 +451,7 @@ impl<'a, O: Observer> World<'a, O> {
         }
         if job.submit >= self.scn.warmup {
             self.tally.arrivals += 1;
+            self.class_tally(j).submitted += 1;
         }
         self.route_arrival(j);
     }
@@ -597,6 +606,7 @@ impl<'a, O: Observer> World<'a, O> {
         let job = &self.jobs[j as usize];
         let cost = gpu_secs / HOUR as f64 * self.scn.campus.partition(job.partition).price_per_gpu_hour_cny;
         self.charge_day(j, cost);
+        self.class_tally(j).campus_gpu_secs += gpu_secs;
         self.tally.campus_gpu_secs += gpu_secs;
         self.tally.campus_cost += cost;
     }
@@ -646,6 +656,7 @@ impl<'a, O: Observer> World<'a, O> {
         t.missed += u64::from(has_deadline && missed);
         t.cloud_jobs += u64::from(cloud);
         let c = self.class_tally(j);
+        c.completed += 1;
         c.waits_h.push(wait);
         c.turnaround_h += turnaround;
         c.with_deadline += u64::from(has_deadline);
@@ -723,8 +734,10 @@ impl<'a, O: Observer> World<'a, O> {
             t.hourly_cost += f.run.compute_cost;
             t.transfer_cost += f.run.transfer_cost;
             t.storage_cost += f.run.storage_cost;
-            t.cloud_gpu_secs += f64::from(job.gpus) * (f.run.end - f.launch) as f64;
+            let gpu_secs = f64::from(job.gpus) * (f.run.end - f.launch) as f64;
+            t.cloud_gpu_secs += gpu_secs;
             t.interruptions += u64::from(f.run.interruptions);
+            self.class_tally(j).cloud_gpu_secs += gpu_secs;
         }
         self.st[j as usize].remaining = 0;
         self.complete(j);
@@ -802,6 +815,7 @@ impl<'a, O: Observer> World<'a, O> {
 
     fn finish_with(mut self, keep_records: bool) -> SimOutput {
         self.close_capacity();
+        let seasons = self.close_outcomes();
         let scn = self.scn;
         let end = self.now.max(scn.horizon);
         for l in
@@ -885,6 +899,20 @@ impl<'a, O: Observer> World<'a, O> {
         put(Metric::FailureKilledJobs, c.killed as f64);
         put(Metric::RenegedShare, nan_if_zero(c.reneged as f64, c.submitted));
         put(Metric::BalkedShare, nan_if_zero(c.balked as f64, c.submitted));
+        let mut all = ClassTally::default();
+        self.tally.classes.iter().for_each(|c| all.absorb(c));
+        let t = &self.tally;
+        put(Metric::JobsSubmitted, t.arrivals as f64);
+        put(Metric::JobsCompletedCampus, (t.completed - t.cloud_jobs) as f64);
+        put(Metric::JobsCompletedCloud, t.cloud_jobs as f64);
+        put(Metric::JobsReneged, all.reneged as f64);
+        put(Metric::JobsBalked, all.balked as f64);
+        put(Metric::JobsUnfinished, all.unfinished as f64);
+        let gpu_secs = t.cloud_gpu_secs + t.campus_gpu_secs;
+        put(Metric::CloudGpuHourShare, if gpu_secs > 0.0 { t.cloud_gpu_secs / gpu_secs } else { f64::NAN });
+        put(Metric::GroupRenegedShare, nan_if_zero(all.reneged as f64, t.arrivals));
+        put(Metric::GroupBalkedShare, nan_if_zero(all.balked as f64, t.arrivals));
+        put(Metric::GaveUpGpuHours, t.gave_up_gpu_secs / HOUR as f64);
         let queue_daily = self.queued.daily_means();
         let unstable = offered >= 1.0 || growing_backlog(&queue_daily, t.backlog_days);
         let daily = Daily {
@@ -914,7 +942,8 @@ impl<'a, O: Observer> World<'a, O> {
         classes.push(all.values(set));
         let class_waits_h =
             self.tally.classes.iter_mut().take(scn.group.len()).map(|c| std::mem::take(&mut c.waits_h)).collect();
-        let metrics = RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes, class_waits_h };
+        let metrics =
+            RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes, class_waits_h, seasons };
         SimOutput { metrics, records }
     }
 }

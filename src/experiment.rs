@@ -22,7 +22,7 @@ use crate::scenario::Scenario;
 use crate::workload::JobStream;
 
 pub use sequential::Sequential;
-pub use summary::{ClassRow, PairedRow, Summaries, SummaryRow};
+pub use summary::{ClassRow, PairedRow, SeasonRow, Summaries, SummaryRow};
 
 /// Replications folded per parallel chunk (bounds memory; does not affect results).
 const CHUNK: usize = 64;
@@ -110,6 +110,9 @@ pub struct PolicyResults {
     /// Per replication (in order), per class row of [`Scenario::class_names`], the values
     /// of the scenario's class metrics.
     pub class_values: Vec<Vec<Vec<f64>>>,
+    /// Per replication (in order), per season row ([`crate::metrics::season::SeasonSet`]),
+    /// per class row, the values of [`crate::metrics::season::SEASON_METRICS`].
+    pub season_values: Vec<Vec<Vec<Vec<f64>>>>,
 }
 
 /// The results of an experiment.
@@ -164,6 +167,7 @@ impl Results {
             wait_hist: vec![0; bins],
             class_wait_hist: vec![vec![0; bins]; scenario.group.len()],
             class_values: Vec::new(),
+            season_values: Vec::new(),
         };
         Results { replications: Vec::new(), policies: vec![empty; scenario.policies.len()] }
     }
@@ -186,6 +190,7 @@ impl Results {
             pr.values.push(m.values);
             pr.unstable.push(m.unstable);
             pr.class_values.push(m.classes);
+            pr.season_values.push(m.seasons);
         }
     }
 
@@ -198,6 +203,13 @@ impl Results {
     /// the scenario's class metric set), in replication order.
     pub fn class_column(&self, policy: usize, class: usize, metric: usize) -> Vec<f64> {
         self.policies[policy].class_values.iter().map(|v| v[class][metric]).collect()
+    }
+
+    /// The values of one season metric of one policy (season row `season`, class row
+    /// `class`, metric `metric` of [`crate::metrics::season::SEASON_METRICS`]), in
+    /// replication order.
+    pub fn season_column(&self, policy: usize, season: usize, class: usize, metric: usize) -> Vec<f64> {
+        self.policies[policy].season_values.iter().map(|v| v[season][class][metric]).collect()
     }
 }
 

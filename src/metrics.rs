@@ -7,6 +7,7 @@
 
 pub mod class;
 pub mod daily;
+pub mod season;
 
 use crate::stats::percentile_sorted;
 
@@ -31,10 +32,13 @@ pub enum Metric {
     StorageCost,
     /// Mean wait: all the time a job spent queued on campus (every segment, including
     /// re-queues after walltime kills), in an offer's line, and in cloud start-up and upload.
+    /// Over completed jobs and reneged ones (their wait until they gave up: a censored
+    /// wait, so that the jobs that waited longest do not drop out); balked jobs never queued.
     WaitMean,
     /// Median wait.
     WaitP50,
-    /// 95th percentile of wait.
+    /// 95th percentile of wait within one replication (a simulated year); summaries
+    /// give the mean over years of each year's p95 ("mean of yearly p95").
     WaitP95,
     /// 99th percentile of wait.
     WaitP99,
@@ -42,7 +46,8 @@ pub enum Metric {
     WaitedShare,
     /// Mean submission-to-end time.
     TurnaroundMean,
-    /// Share of jobs with a deadline that missed it.
+    /// Share of the group's jobs with a deadline (only the classes that have one) that did
+    /// not finish by it; jobs that reneged, balked or never finished count as missed.
     DeadlineMissRate,
     /// Share of jobs that ran in the cloud.
     CloudJobShare,
@@ -84,17 +89,41 @@ pub enum Metric {
     FailureLostWorkGpuHours,
     /// Campus job segments killed by node failures or outages in the window, all jobs.
     FailureKilledJobs,
-    /// Share of campus submissions in the window (every account) cancelled in the queue
-    /// when their users' patience ran out.
+    /// Share of campus submissions in the window (every account, the group's included)
+    /// cancelled in the queue when their users' patience ran out. The group's own share is
+    /// [`Metric::GroupRenegedShare`].
     RenegedShare,
     /// Share of campus submissions in the window (every account) never made because the
-    /// queue ahead was too long.
+    /// queue ahead was too long. The group's own share is [`Metric::GroupBalkedShare`].
     BalkedShare,
+    /// Group jobs submitted in the window (the five buckets below add up to it).
+    JobsSubmitted,
+    /// Of those, completed on campus.
+    JobsCompletedCampus,
+    /// Completed in the cloud.
+    JobsCompletedCloud,
+    /// Reneged: cancelled in the campus queue when their users' patience ran out.
+    JobsReneged,
+    /// Balked: never submitted to the campus because the queue ahead was too long.
+    JobsBalked,
+    /// Still waiting or running when the simulation ended (it drains the queue after
+    /// arrivals stop, so only jobs that can never start stay here).
+    JobsUnfinished,
+    /// Share of the group's GPU-hours used in the cloud (cloud ÷ cloud + campus), next
+    /// to [`Metric::CloudJobShare`], which counts jobs.
+    CloudGpuHourShare,
+    /// Share of the group's submitted jobs that reneged (capacity model only).
+    GroupRenegedShare,
+    /// Share of the group's submitted jobs that balked (capacity model only).
+    GroupBalkedShare,
+    /// GPU-hours of work the group's reneged and balked jobs never got done (their
+    /// runtimes on a campus GPU): what a cheaper policy may owe to jobs that gave up.
+    GaveUpGpuHours,
 }
 
 impl Metric {
     /// Every metric, in output order.
-    pub const ALL: [Metric; 34] = [
+    pub const ALL: [Metric; 44] = [
         Metric::TotalCost,
         Metric::CampusCost,
         Metric::CloudCost,
@@ -129,16 +158,39 @@ impl Metric {
         Metric::FailureKilledJobs,
         Metric::RenegedShare,
         Metric::BalkedShare,
+        Metric::JobsSubmitted,
+        Metric::JobsCompletedCampus,
+        Metric::JobsCompletedCloud,
+        Metric::JobsReneged,
+        Metric::JobsBalked,
+        Metric::JobsUnfinished,
+        Metric::CloudGpuHourShare,
+        Metric::GroupRenegedShare,
+        Metric::GroupBalkedShare,
+        Metric::GaveUpGpuHours,
     ];
 
     /// The metrics of the capacity model (issue 14), written only for scenarios that use it
     /// ([`Metric::written`]), so that every other scenario's outputs keep their bytes.
-    pub const CAPACITY: [Metric; 5] = [
+    pub const CAPACITY: [Metric; 8] = [
         Metric::CapacityLostGpuHours,
         Metric::FailureLostWorkGpuHours,
         Metric::FailureKilledJobs,
         Metric::RenegedShare,
         Metric::BalkedShare,
+        Metric::GroupRenegedShare,
+        Metric::GroupBalkedShare,
+        Metric::GaveUpGpuHours,
+    ];
+
+    /// Where the group's submitted jobs ended, one bucket each: these add up to
+    /// [`Metric::JobsSubmitted`] in every replication.
+    pub const BUCKETS: [Metric; 5] = [
+        Metric::JobsCompletedCampus,
+        Metric::JobsCompletedCloud,
+        Metric::JobsReneged,
+        Metric::JobsBalked,
+        Metric::JobsUnfinished,
     ];
 
     /// Headline metrics: the ones sequential stopping and the terminal table watch.
@@ -182,6 +234,16 @@ impl Metric {
             Metric::FailureKilledJobs => "failure_killed_jobs",
             Metric::RenegedShare => "reneged_share",
             Metric::BalkedShare => "balked_share",
+            Metric::JobsSubmitted => "jobs_submitted",
+            Metric::JobsCompletedCampus => "jobs_completed_campus",
+            Metric::JobsCompletedCloud => "jobs_completed_cloud",
+            Metric::JobsReneged => "jobs_reneged",
+            Metric::JobsBalked => "jobs_balked",
+            Metric::JobsUnfinished => "jobs_unfinished",
+            Metric::CloudGpuHourShare => "cloud_gpu_hour_share",
+            Metric::GroupRenegedShare => "group_reneged_share",
+            Metric::GroupBalkedShare => "group_balked_share",
+            Metric::GaveUpGpuHours => "gave_up_gpu_hours",
         }
     }
 
@@ -210,8 +272,19 @@ impl Metric {
             Metric::CloudGpuHours
             | Metric::CampusGpuHours
             | Metric::CapacityLostGpuHours
-            | Metric::FailureLostWorkGpuHours => "GPU-h",
-            Metric::RenegedShare | Metric::BalkedShare => "share",
+            | Metric::FailureLostWorkGpuHours
+            | Metric::GaveUpGpuHours => "GPU-h",
+            Metric::RenegedShare
+            | Metric::BalkedShare
+            | Metric::CloudGpuHourShare
+            | Metric::GroupRenegedShare
+            | Metric::GroupBalkedShare => "share",
+            Metric::JobsSubmitted
+            | Metric::JobsCompletedCampus
+            | Metric::JobsCompletedCloud
+            | Metric::JobsReneged
+            | Metric::JobsBalked
+            | Metric::JobsUnfinished => "jobs",
             Metric::FailureKilledJobs => "count",
             Metric::JobsCompleted => "jobs",
             Metric::BacklogAtHorizonDays | Metric::BudgetCapDay => "days",
@@ -234,6 +307,9 @@ impl Metric {
                 | Metric::MonthlyUtilization
                 | Metric::RenegedShare
                 | Metric::BalkedShare
+                | Metric::CloudGpuHourShare
+                | Metric::GroupRenegedShare
+                | Metric::GroupBalkedShare
         )
     }
 
@@ -264,7 +340,8 @@ impl Metric {
 pub struct RunMetrics {
     /// One value per [`Metric::ALL`] entry (NaN = not defined in this replication).
     pub values: Vec<f64>,
-    /// Waits (hours) of the measured group jobs, in completion order.
+    /// Waits (hours) of the measured group jobs: completed ones, in completion order,
+    /// and reneged ones up to when they gave up (censored waits, docs/STATISTICS.md).
     pub waits_h: Vec<f64>,
     /// Daily series.
     pub daily: Daily,
@@ -277,6 +354,9 @@ pub struct RunMetrics {
     /// Per group class of the scenario, the waits (hours) of its measured jobs, in
     /// completion order (for the per-class wait distribution).
     pub class_waits_h: Vec<Vec<f64>>,
+    /// Per season row of [`season::SeasonSet`], per class row (as `classes`), the values
+    /// of [`season::SEASON_METRICS`].
+    pub seasons: Vec<Vec<Vec<f64>>>,
 }
 
 impl RunMetrics {

@@ -75,6 +75,7 @@ pub fn write_run_encoded(
     write("summary.csv", csv::summary_csv(summaries))?;
     write("paired.csv", csv::paired_csv(summaries))?;
     write("classes.csv", csv::classes_csv(summaries))?;
+    write("seasons.csv", csv::seasons_csv(summaries))?;
     write("replications.csv", csv::replications_csv(scenario, results))?;
     write("timeseries.csv", csv::timeseries_csv(scenario, results))?;
     write("waits.csv", csv::waits_csv(scenario, results))?;

@@ -8,6 +8,8 @@
 //! 80 KB) as a web font, so the page shows Chinese correctly even on a machine without
 //! Chinese fonts.
 
+mod seasons;
+
 use std::path::{Path, PathBuf};
 
 use crate::plot::data::Stat;
@@ -110,39 +112,8 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
         b.push(Block::Heading(t(L::WarningsHeading)));
         b.push(Block::List(r.header.warnings.clone()));
     }
-    if let Some(m) = &r.model {
-        let zh = lang == Lang::Zh;
-        b.push(Block::Heading(t(L::ModelHeading)));
-        let mut lines = vec![m.model_line(zh), m.priority_line(zh), m.patience_line(zh)];
-        lines.extend(m.account_lines(zh));
-        b.push(Block::List(lines));
-    }
-    b.push(Block::Heading(t(L::SummaryHeading)));
-    let mut head = vec![t(L::Policy)];
-    head.extend(HEADLINE.iter().map(|m| metric_label(m).0.per_window(annual).get(lang).to_string()));
-    let rows = r
-        .policies
-        .iter()
-        .map(|p| {
-            let mut row = vec![policy(p)];
-            row.extend(HEADLINE.iter().map(|m| pm(r.stat(p, m), metric_label(m).1)));
-            row
-        })
-        .collect();
-    b.push(Block::Table(head, rows));
-    let mut head = vec![t(L::Policy)];
-    head.extend(COMPONENTS.iter().map(|c| format!("{}{}", c.1.get(lang), L::CnyUnit.per_window(annual).get(lang))));
-    let rows = r
-        .policies
-        .iter()
-        .map(|p| {
-            let mut row = vec![policy(p)];
-            row.extend(COMPONENTS.iter().map(|c| pm(r.stat(p, c.0), 1.0)));
-            row
-        })
-        .collect();
-    b.push(Block::Heading(t(L::CostBreakdownTitle)));
-    b.push(Block::Table(head, rows));
+    // The report leads with the paired differences (what each policy costs and saves against
+    // the baseline on the same simulated years): that is the answer; absolute figures follow.
     if let Some(base) = r.paired.first().map(|p| p.baseline.clone()) {
         b.push(Block::Heading(fill(L::PairedHeading.get(lang), &[&policy(&base)])));
         let mut head = vec![t(L::Policy)];
@@ -171,7 +142,51 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
             .collect();
         b.push(Block::Table(head, rows));
     }
+    if let Some(m) = &r.model {
+        let zh = lang == Lang::Zh;
+        b.push(Block::Heading(t(L::ModelHeading)));
+        let mut lines = vec![m.model_line(zh), m.priority_line(zh), m.patience_line(zh)];
+        lines.extend(m.account_lines(zh));
+        b.push(Block::List(lines));
+    }
+    b.push(Block::Heading(t(L::SummaryHeading)));
+    // The headline metrics, then the cloud share by GPU-hours and the group's own reneged
+    // and balked shares where the folder has them.
+    let mut shown: Vec<&str> = HEADLINE.to_vec();
+    shown.extend(
+        ["cloud_gpu_hour_share", "group_reneged_share", "group_balked_share"]
+            .into_iter()
+            .filter(|m| r.policies.iter().any(|p| r.stat(p, m).is_some())),
+    );
+    let mut head = vec![t(L::Policy)];
+    head.extend(shown.iter().map(|m| metric_label(m).0.per_window(annual).get(lang).to_string()));
+    let rows = r
+        .policies
+        .iter()
+        .map(|p| {
+            let mut row = vec![policy(p)];
+            row.extend(shown.iter().map(|m| pm(r.stat(p, m), metric_label(m).1)));
+            row
+        })
+        .collect();
+    b.push(Block::Table(head, rows));
+    b.extend(seasons::summary_notes(r, lang));
+    let mut head = vec![t(L::Policy)];
+    head.extend(COMPONENTS.iter().map(|c| format!("{}{}", c.1.get(lang), L::CnyUnit.per_window(annual).get(lang))));
+    let rows = r
+        .policies
+        .iter()
+        .map(|p| {
+            let mut row = vec![policy(p)];
+            row.extend(COMPONENTS.iter().map(|c| pm(r.stat(p, c.0), 1.0)));
+            row
+        })
+        .collect();
+    b.push(Block::Heading(t(L::CostBreakdownTitle)));
+    b.push(Block::Table(head, rows));
+    b.extend(seasons::outcome_blocks(r, lang));
     b.extend(class_blocks(r, lang));
+    b.extend(seasons::season_blocks(r, lang));
     b.push(Block::Heading(t(L::ChartsHeading)));
     b.extend((0..n_charts).map(Block::Chart));
     b.extend(methods_blocks(lang));

@@ -29,7 +29,8 @@ fn run_writes_every_contract_file_and_exits_zero() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_to(dir.path(), "2");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for f in ["summary.csv", "paired.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"] {
+    for f in ["summary.csv", "paired.csv", "seasons.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"]
+    {
         assert!(dir.path().join(f).metadata().unwrap().len() > 0, "{f}");
     }
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
@@ -45,7 +46,8 @@ fn csv_bytes_are_identical_for_one_and_two_threads() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     assert!(run_to(a.path(), "1").status.success());
     assert!(run_to(b.path(), "2").status.success());
-    for f in ["summary.csv", "paired.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"] {
+    for f in ["summary.csv", "paired.csv", "seasons.csv", "replications.csv", "timeseries.csv", "waits.csv", "run.toml"]
+    {
         assert_eq!(std::fs::read(a.path().join(f)).unwrap(), std::fs::read(b.path().join(f)).unwrap(), "{f} differs");
     }
 }
@@ -178,6 +180,7 @@ fn merged_shards_equal_the_single_run_byte_for_byte() {
             "summary.csv",
             "paired.csv",
             "classes.csv",
+            "seasons.csv",
             "replications.csv",
             "timeseries.csv",
             "waits.csv",

@@ -102,7 +102,7 @@ fn run_charts_are_valid_svg_and_png_of_the_requested_size_with_labels() {
     assert_eq!(out.charts.len(), 6);
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let labels = [
-        ("cost_vs_wait", vec!["Total cost (CNY)", "95th-percentile wait (h)", "Pareto frontier"]),
+        ("cost_vs_wait", vec!["Total cost (CNY)", "Mean of yearly p95 wait (h)", "Pareto frontier"]),
         ("wait_cdf", vec!["Jobs that waited at most this long (%)", "1 h"]),
         ("class_wait_cdf", vec!["How long jobs wait, by job class", "\nsmall\n", "\nbig\n", "1 h"]),
         ("cost_breakdown", vec!["Mean cost (CNY)", "Campus GPU time", "Cloud, monthly rent"]),
@@ -140,7 +140,9 @@ fn sweep_charts_show_each_metric_heatmaps_the_best_decisions_and_human_axis_titl
     // best decision at each condition, and the policy map shows it.
     assert!(names.contains(&"policy_map"), "{names:?}");
     let svg = check_svg(&dir.path().join("charts/sweep_wait_p95_h.svg"), 1600, 1000);
-    for t in ["Overflow threshold of overflow-2h (h)", "95th-percentile wait (h)", "best at this condition", "95% CI"] {
+    for t in
+        ["Overflow threshold of overflow-2h (h)", "Mean of yearly p95 wait (h)", "best at this condition", "95% CI"]
+    {
         assert!(svg.contains(t), "sweep_wait_p95_h.svg lacks '{t}'");
     }
     assert!(!svg.contains(">policies.overflow-2h.threshold_hours<"), "the axis title is not the raw key");
@@ -207,7 +209,8 @@ fn chinese_labels_are_text_in_the_svg_and_glyphs_in_the_png() {
     assert!(out.font.is_bundled_cjk, "the bundled subset is enough, no system font: {}", out.font.name);
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let svg = check_svg(&dir.path().join("charts-zh/cost_vs_wait.svg"), 1600, 1000);
-    for t in ["总成本（元）", "第95百分位等待时间（小时）", "帕累托前沿", "campus-only"] {
+    for t in ["总成本（元）", "各年第95百分位等待时间的平均（小时）", "帕累托前沿", "campus-only"]
+    {
         assert!(svg.contains(t), "cost_vs_wait.svg lacks '{t}'");
     }
     let svg = check_svg(&dir.path().join("charts-zh/campus_timeline.svg"), 1600, 1000);

@@ -295,7 +295,7 @@ impl<O: Observer> World<'_, O> {
             let s = &mut self.st[j as usize];
             s.status = Status::Done;
             s.place = Place::Nowhere;
-            self.obs.gave_up(self.now, j, false);
+            self.gave_up(j, false);
             return false;
         }
         if let Some(patience) = &p.patience_h {
@@ -324,7 +324,7 @@ impl<O: Observer> World<'_, O> {
         if self.measured(j) && self.jobs[j as usize].submit < self.scn.horizon {
             self.cap.reneged += 1;
         }
-        self.obs.gave_up(self.now, j, true);
+        self.gave_up(j, true);
     }
 
     fn release(&mut self, j: u32) {

@@ -16,6 +16,7 @@
 //! SHARD/wait_hist.csv     policy × bin: counts of measured waits
 //! SHARD/class_wait_hist.csv  policy × class × bin: the same per group class
 //! SHARD/class_replications.csv  policy × replication × class: every class metric
+//! SHARD/season_replications.csv policy × replication × season × class: every season metric
 //! ```
 
 use std::path::Path;
@@ -89,6 +90,7 @@ pub fn write(dir: &Path, scenario: &Scenario, results: &Results, index: u32, cou
     atomic_write(&dir.join("scenario.toml"), scenario.resolved_toml().as_bytes())?;
     atomic_write(&dir.join("replications.csv"), &out_csv::replications_csv(scenario, results))?;
     atomic_write(&dir.join("class_replications.csv"), &out_csv::class_replications_csv(scenario, results))?;
+    atomic_write(&dir.join("season_replications.csv"), &out_csv::season_replications_csv(scenario, results))?;
     let mut daily = String::from("policy,day,campus_queue_gpus,campus_busy_gpus,cloud_busy_gpus,cost_cny\n");
     let mut hist = String::from("policy,bin,jobs\n");
     let mut class_hist = out_csv::CsvBytes::new(["policy", "class", "bin", "jobs"]);
@@ -209,6 +211,7 @@ pub fn read(dir: &Path) -> Result<Shard, ShardError> {
     if results.policies.iter().any(|pr| pr.class_values.iter().flatten().any(Vec::is_empty)) {
         return Err(damaged(&path, "some policy, replication or class has no row"));
     }
+    read_seasons(dir, &scenario, &mut results)?;
     let path = dir.join("daily_sums.csv");
     for row in csv_rows(&path)?.1 {
         let p = policy_index(&row[0], &path)?;
@@ -243,6 +246,41 @@ pub fn read(dir: &Path) -> Result<Shard, ShardError> {
         results.policies[p].class_wait_hist[c][bin] = row[3].parse().map_err(|_| damaged(&path, "bad count"))?;
     }
     Ok(Shard { scenario, hash, index, count, results })
+}
+
+/// Reads `season_replications.csv` into `results` (whose replications are known).
+fn read_seasons(dir: &Path, scenario: &Scenario, results: &mut Results) -> Result<(), ShardError> {
+    let path = dir.join("season_replications.csv");
+    let (header, rows) = csv_rows(&path)?;
+    let metrics = crate::metrics::season::SEASON_METRICS;
+    if header.len() != 4 + metrics.len() || header[4..].iter().zip(&metrics).any(|(h, m)| h != m.0) {
+        return Err(damaged(&path, "its columns are not the season metrics (another burstsim version?)"));
+    }
+    let classes = scenario.class_names();
+    let seasons = crate::metrics::season::SeasonSet::of(scenario).names;
+    for pr in results.policies.iter_mut() {
+        pr.season_values = vec![vec![vec![Vec::new(); classes.len()]; seasons.len()]; pr.values.len()];
+    }
+    for row in &rows {
+        let p =
+            scenario.policy_index(&row[0]).ok_or_else(|| damaged(&path, format!("unknown policy '{}'", &row[0])))?;
+        let rep: u64 = row[1].parse().map_err(|_| damaged(&path, format!("bad replication '{}'", &row[1])))?;
+        let i =
+            results.replications.iter().position(|&r| r == rep).ok_or_else(|| damaged(&path, "unknown replication"))?;
+        let si = seasons.iter().position(|s| s == &row[2]).ok_or_else(|| damaged(&path, "unknown season"))?;
+        let c = classes.iter().position(|c| c == &row[3]).ok_or_else(|| damaged(&path, "unknown class"))?;
+        let values = (4..row.len())
+            .map(|k| match &row[k] {
+                "" => Ok(f64::NAN),
+                v => v.parse::<f64>().map_err(|_| damaged(&path, format!("'{v}' is not a number"))),
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        results.policies[p].season_values[i][si][c] = values;
+    }
+    if results.policies.iter().any(|pr| pr.season_values.iter().flatten().flatten().any(Vec::is_empty)) {
+        return Err(damaged(&path, "some policy, replication, season or class has no row"));
+    }
+    Ok(())
 }
 
 /// Merges shards into the results one machine would have produced.
@@ -292,6 +330,7 @@ pub fn merge(shards: Vec<Shard>) -> Result<(Scenario, Results), ShardError> {
             pr.values.push(src.values[k].clone());
             pr.unstable.push(src.unstable[k]);
             pr.class_values.push(src.class_values[k].clone());
+            pr.season_values.push(src.season_values[k].clone());
         }
     }
     for s in &shards {

@@ -48,6 +48,24 @@ pub struct ClassRow {
     pub summary: Summary,
 }
 
+/// One row of `seasons.csv`: a season metric of one class row of one policy, summarised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeasonRow {
+    /// Policy name.
+    pub policy: String,
+    /// Season name, or [`crate::metrics::season::OUTSIDE_SEASONS`] or
+    /// [`crate::metrics::season::ALL_SEASONS`].
+    pub season: String,
+    /// Class name, or [`crate::metrics::class::ALL_CLASSES`].
+    pub class: String,
+    /// Metric name (of [`crate::metrics::season::SEASON_METRICS`]).
+    pub metric: &'static str,
+    /// Its unit.
+    pub unit: &'static str,
+    /// Mean and CI over the replications in which it is defined.
+    pub summary: Summary,
+}
+
 /// All summaries of an experiment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summaries {
@@ -57,6 +75,8 @@ pub struct Summaries {
     pub paired: Vec<PairedRow>,
     /// Policy × class × class metric.
     pub classes: Vec<ClassRow>,
+    /// Policy × season × class × season metric.
+    pub seasons: Vec<SeasonRow>,
 }
 
 impl Summaries {
@@ -100,7 +120,30 @@ impl Summaries {
                 }
             }
         }
-        Summaries { rows, paired, classes }
+        let mut seasons = Vec::new();
+        let season_names = crate::metrics::season::SeasonSet::of(scenario).names;
+        for (p, policy) in scenario.policies.iter().enumerate() {
+            for (si, season) in season_names.iter().enumerate() {
+                for (c, class) in scenario.class_names().iter().enumerate() {
+                    for (k, &(metric, unit)) in crate::metrics::season::SEASON_METRICS.iter().enumerate() {
+                        seasons.push(SeasonRow {
+                            policy: policy.name.clone(),
+                            season: season.clone(),
+                            class: class.clone(),
+                            metric,
+                            unit,
+                            summary: summarize(&results.season_column(p, si, c, k)),
+                        });
+                    }
+                }
+            }
+        }
+        Summaries { rows, paired, classes, seasons }
+    }
+
+    /// The summary of one season metric of one class row of one policy.
+    pub fn season(&self, policy: &str, season: &str, class: &str, metric: &str) -> Option<&SeasonRow> {
+        self.seasons.iter().find(|r| r.policy == policy && r.season == season && r.class == class && r.metric == metric)
     }
 
     /// The summary of one class metric of one policy.

@@ -93,6 +93,51 @@ pub fn classes_csv(s: &Summaries) -> Vec<u8> {
     w.finish()
 }
 
+/// `seasons.csv`: policy × season × class × season metric, by the jobs' submission
+/// times ([`crate::metrics::season`]).
+pub fn seasons_csv(s: &Summaries) -> Vec<u8> {
+    let mut w =
+        CsvBytes::new(["policy", "season", "class", "metric", "unit", "mean", "ci95_low", "ci95_high", "replications"]);
+    for r in &s.seasons {
+        let x = &r.summary;
+        w.row([
+            r.policy.clone(),
+            r.season.clone(),
+            r.class.clone(),
+            r.metric.to_string(),
+            r.unit.to_string(),
+            num(x.mean),
+            num(x.low()),
+            num(x.high()),
+            x.n.to_string(),
+        ]);
+    }
+    w.finish()
+}
+
+/// Per policy, replication, season row and class row, every season metric (shards carry
+/// these so a merge can summarise them as one run does).
+pub fn season_replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {
+    let mut header = vec!["policy", "replication", "season", "class"];
+    header.extend(crate::metrics::season::SEASON_METRICS.iter().map(|m| m.0));
+    let mut w = CsvBytes::new(&header);
+    let classes = scenario.class_names();
+    let seasons = crate::metrics::season::SeasonSet::of(scenario).names;
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        let pr = &results.policies[p];
+        for (i, &r) in results.replications.iter().enumerate() {
+            for (si, season) in seasons.iter().enumerate() {
+                for (c, class) in classes.iter().enumerate() {
+                    let mut row = vec![policy.name.clone(), r.to_string(), season.clone(), class.clone()];
+                    row.extend(pr.season_values[i][si][c].iter().map(|&v| num(v)));
+                    w.row(&row);
+                }
+            }
+        }
+    }
+    w.finish()
+}
+
 /// Per policy, replication and class row, every class metric (shards carry these so a
 /// merge can summarise them as one run does).
 pub fn class_replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8> {

@@ -100,47 +100,65 @@ fn shown(scenario: &Scenario, policy: &str) -> String {
     scenario.names.policies.get(policy, crate::plot::Lang::En)
 }
 
+/// The table's columns after the policy: header and how a policy's cell is made. The
+/// group's reneged and balked shares are shown only when the scenario models patience
+/// or balking (the capacity model).
+fn columns(scenario: &Scenario) -> Vec<(String, Metric, f64, usize)> {
+    let mut cols = vec![
+        (format!("total cost ({})", cost_unit(scenario)), Metric::TotalCost, 1.0, 0),
+        ("mean wait (h)".to_string(), Metric::WaitMean, 1.0, 2),
+        ("p95 wait (h, mean of yearly p95)".to_string(), Metric::WaitP95, 1.0, 2),
+        ("deadline miss (%)*".to_string(), Metric::DeadlineMissRate, 100.0, 1),
+        ("cloud jobs (%)".to_string(), Metric::CloudJobShare, 100.0, 1),
+        ("cloud GPU-h (%)".to_string(), Metric::CloudGpuHourShare, 100.0, 1),
+    ];
+    if Metric::GroupRenegedShare.written(scenario) {
+        cols.push(("group reneged (%)".to_string(), Metric::GroupRenegedShare, 100.0, 1));
+        cols.push(("group balked (%)".to_string(), Metric::GroupBalkedShare, 100.0, 1));
+    }
+    cols
+}
+
+/// What the deadline-miss column covers: the group classes that have a deadline.
+pub fn deadline_note(scenario: &Scenario) -> String {
+    let classes: Vec<String> = scenario
+        .group
+        .iter()
+        .filter(|c| c.deadline_hours.is_some())
+        .map(|c| scenario.names.classes.get(&c.name, crate::plot::Lang::En))
+        .collect();
+    if classes.is_empty() {
+        "* deadline miss: no job class of the group has a deadline, so it is undefined (–)".to_string()
+    } else {
+        format!(
+            "* deadline miss: jobs of the classes with a deadline only ({}); jobs that gave up or never finished count as missed",
+            classes.join(", ")
+        )
+    }
+}
+
 /// The whole table as text.
 pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
-    let cost = format!("total cost ({})", cost_unit(scenario));
-    let header = [cost.as_str(), "mean wait (h)", "p95 wait (h)", "deadline miss (%)", "cloud jobs (%)", ""];
-    let header = std::iter::once("policy").chain(header).collect::<Vec<_>>();
-    let header: [&str; 7] = header.try_into().expect("seven columns");
-    let mut rows: Vec<[String; 7]> = Vec::new();
+    let cols = columns(scenario);
+    let mut header = vec!["policy".to_string()];
+    header.extend(cols.iter().map(|c| c.0.clone()));
+    header.push(String::new());
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for p in &scenario.policies {
         let g = |m: Metric| s.get(&p.name, m).map(|r| r.summary).expect("every policy is summarised");
         let unstable = s.get(&p.name, Metric::TotalCost).map_or(0, |r| r.unstable_replications);
-        rows.push([
-            shown(scenario, &p.name),
-            money(&g(Metric::TotalCost)),
-            pm(&g(Metric::WaitMean), 1.0, 2),
-            pm(&g(Metric::WaitP95), 1.0, 2),
-            share_pm(&g(Metric::DeadlineMissRate), 1),
-            share_pm(&g(Metric::CloudJobShare), 1),
-            if unstable > 0 { format!("UNSTABLE in {unstable}/{replications}") } else { String::new() },
-        ]);
-    }
-    let mut widths = header.map(|h| h.chars().count());
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
+        let mut row = vec![shown(scenario, &p.name)];
+        for &(_, m, scale, decimals) in &cols {
+            row.push(match m {
+                Metric::TotalCost => money(&g(m)),
+                // Shares: the CI is clamped to [0, 100%] (issue 27 item 13).
+                _ if scale == 100.0 => share_pm(&g(m), decimals),
+                _ => pm(&g(m), scale, decimals),
+            });
         }
+        row.push(if unstable > 0 { format!("UNSTABLE in {unstable}/{replications}") } else { String::new() });
+        rows.push(row);
     }
-    let line = |cells: &[String]| -> String {
-        let mut out = String::new();
-        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
-            let pad = w - c.chars().count();
-            if i == 0 {
-                out.push_str(c);
-                out.push_str(&" ".repeat(pad));
-            } else {
-                out.push_str("  ");
-                out.push_str(&" ".repeat(pad));
-                out.push_str(c);
-            }
-        }
-        out.trim_end().to_string() + "\n"
-    };
     let mut out = String::new();
     out.push_str(&format!("{}: {} replications per policy; mean ± 95% CI half-width\n", scenario.name, replications));
     let model = crate::scenario::assumptions::Assumptions::of(scenario);
@@ -151,10 +169,18 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         model.patience_line(false)
     ));
     out.push_str(&format!("{}\n\n", crate::workload::load::offered_load(scenario)));
-    out.push_str(&line(&header.map(String::from)));
-    out.push_str(&line(&widths.map(|w| "─".repeat(w))));
-    for r in &rows {
-        out.push_str(&line(r));
+    out.push_str(&layout(&header, &rows));
+    out.push_str(&deadline_note(scenario));
+    out.push('\n');
+    if Metric::RenegedShare.written(scenario) {
+        let base = &scenario.policies[scenario.baseline].name;
+        let g = |m: Metric| s.get(base, m).map(|r| r.summary).expect("every policy is summarised");
+        out.push_str(&format!(
+            "  group reneged/balked: the group's own jobs; campus-wide (every account) under '{}': reneged {} %, balked {} %\n",
+            shown(scenario, base),
+            share_pm(&g(Metric::RenegedShare), 1),
+            share_pm(&g(Metric::BalkedShare), 1),
+        ));
     }
     let base = &scenario.policies[scenario.baseline].name;
     let mut paired = String::new();
@@ -280,8 +306,10 @@ pub fn risk_table(targets: &[Target], risks: &[PolicyRisk]) -> String {
 /// longer than each reporting threshold, deadline misses and the cloud share.
 pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
     let thresholds = &scenario.class_metrics.thresholds_h;
-    let mut header: Vec<String> =
-        ["policy / class", "jobs", "mean wait (h)", "p50 (h)", "p95 (h)"].iter().map(|h| h.to_string()).collect();
+    let mut header: Vec<String> = ["policy / class", "jobs", "mean wait (h)", "p50 (h)", "p95 (h, mean of yearly p95)"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
     header.extend(thresholds.iter().map(|&t| format!("wait > {} h (%)", super::num(t))));
     header.extend(["deadline miss (%)".to_string(), "cloud (%)".to_string()]);
     let mut rows = Vec::new();

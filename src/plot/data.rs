@@ -163,6 +163,19 @@ pub(crate) fn class_stats(t: &Table) -> Result<Vec<(String, Stat)>, PlotError> {
     Ok((0..t.rows.len()).map(|i| t.text(i, "class").to_string()).zip(stats).collect())
 }
 
+/// Reads `seasons.csv` rows: (season, class, statistic).
+pub(crate) fn season_stats(t: &Table) -> Result<Vec<(String, String, Stat)>, PlotError> {
+    let stats = stats(t)?;
+    Ok((0..t.rows.len())
+        .map(|i| (t.text(i, "season").to_string(), t.text(i, "class").to_string()))
+        .zip(stats)
+        .map(|((s, c), x)| (s, c, x))
+        .collect())
+}
+
+/// Columns of `seasons.csv` the report uses.
+pub const SEASONS_COLUMNS: &[&str] =
+    &["policy", "season", "class", "metric", "mean", "ci95_low", "ci95_high", "replications"];
 /// Columns of `classes.csv` the report uses.
 pub const CLASSES_COLUMNS: &[&str] = &["policy", "class", "metric", "mean", "ci95_low", "ci95_high", "replications"];
 /// Columns of `summary.csv` the charts use.

@@ -39,6 +39,11 @@ pub struct RunFolder {
     pub paired: Vec<Paired>,
     /// `classes.csv` (optional; folders written before it existed have none): (class, statistic).
     pub classes: Vec<(String, Stat)>,
+    /// `seasons.csv` (optional; older folders have none): (season, class, statistic).
+    pub season_stats: Vec<(String, String, Stat)>,
+    /// Ids of the group classes that have a deadline (None when `run.toml` cannot be
+    /// loaded), for saying what "deadline miss" covers.
+    pub deadline_classes: Option<Vec<String>>,
     /// `replications.csv` (optional): per replication, metric → value.
     pub replications: Option<Vec<data::ReplicationRow>>,
     /// `timeseries.csv`.
@@ -75,6 +80,25 @@ impl RunFolder {
     /// A class statistic of a policy (from `classes.csv`).
     pub fn class_stat(&self, policy: &str, class: &str, metric: &str) -> Option<&Stat> {
         self.classes.iter().find(|(c, s)| c == class && s.policy == policy && s.metric == metric).map(|(_, s)| s)
+    }
+
+    /// A season statistic of a policy (from `seasons.csv`).
+    pub fn season_stat(&self, policy: &str, season: &str, class: &str, metric: &str) -> Option<&Stat> {
+        self.season_stats
+            .iter()
+            .find(|(s, c, x)| s == season && c == class && x.policy == policy && x.metric == metric)
+            .map(|(_, _, x)| x)
+    }
+
+    /// The season rows of `seasons.csv`, in file order.
+    pub fn season_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for (s, _, _) in &self.season_stats {
+            if !v.contains(s) {
+                v.push(s.clone());
+            }
+        }
+        v
     }
 
     /// The classes of `classes.csv`, in file order.
@@ -334,6 +358,12 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
     } else {
         Vec::new()
     };
+    let seasons_path = dir.join("seasons.csv");
+    let season_stats = if seasons_path.is_file() {
+        data::season_stats(&Table::read(&seasons_path, data::SEASONS_COLUMNS)?)?
+    } else {
+        Vec::new()
+    };
     let policies = data::policy_order(summary.iter().map(|s| s.policy.as_str()));
     let manifest = dir.join("run.toml");
     let (mut header, mut table, mut scenario) = (ManifestHeader::default(), None, None);
@@ -361,6 +391,9 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
     let start =
         scenario.as_ref().map(|s| s.start_date).or_else(|| days.first().and_then(|d| Date::parse(&d.date).ok()));
     let seasons = scenario.as_ref().map(seasons_of).unwrap_or_default();
+    let deadline_classes = scenario
+        .as_ref()
+        .map(|s| s.group.iter().filter(|c| c.deadline_hours.is_some()).map(|c| c.name.clone()).collect::<Vec<_>>());
     let campus_gpus = scenario.as_ref().map(|s| f64::from(s.campus.gpus));
     let maintenance = scenario
         .as_ref()
@@ -379,6 +412,8 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
         dir: dir.to_path_buf(),
         name,
         classes,
+        season_stats,
+        deadline_classes,
         policies,
         summary,
         paired,

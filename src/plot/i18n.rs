@@ -91,7 +91,7 @@ labels! {
     HeatmapTitle => "{}: policy '{}'", "{}：策略“{}”";
     // Axes.
     TotalCostAxis => "Total cost (CNY)", "总成本（元）";
-    WaitP95Axis => "95th-percentile wait (h)", "第95百分位等待时间（小时）";
+    WaitP95Axis => "Mean of yearly p95 wait (h)", "各年第95百分位等待时间的平均（小时）";
     WaitAxis => "Wait before the job starts (log scale)", "作业开始前的等待时间（对数刻度）";
     ShareAxis => "Jobs that waited at most this long (%)", "等待不超过该时间的作业比例（%）";
     CostAxis => "Mean cost (CNY)", "平均成本（元）";
@@ -105,9 +105,12 @@ labels! {
     // Metrics (headline metrics of the sweep charts and the tables).
     MetricTotalCost => "Total cost (CNY)", "总成本（元）";
     MetricWaitMean => "Mean wait (h)", "平均等待时间（小时）";
-    MetricWaitP95 => "95th-percentile wait (h)", "第95百分位等待时间（小时）";
+    MetricWaitP95 => "Mean of yearly p95 wait (h)", "各年第95百分位等待时间的平均（小时）";
     MetricDeadlineMiss => "Deadline misses (%)", "错过截止时间的作业比例（%）";
     MetricCloudShare => "Jobs run in the cloud (%)", "在云端运行的作业比例（%）";
+    MetricCloudGpuShare => "Cloud share of GPU-hours (%)", "云端GPU时占比（%）";
+    MetricGroupReneged => "Group jobs reneged (%)", "本组放弃排队的作业比例（%）";
+    MetricGroupBalked => "Group jobs balked (%)", "本组因队列过长未提交的作业比例（%）";
     // Cost components.
     CompCampus => "Campus GPU time", "校内机时费";
     CompHourly => "Cloud, hourly", "云端按小时计费";
@@ -185,6 +188,35 @@ labels! {
     AllClasses => "(all classes)", "全部作业";
     Jobs => "Jobs", "作业数";
     WaitOver => "Wait > {} h (%)", "等待超过{}小时（%）";
+    // What the figures mean (report, under the summary).
+    P95Note => "p95 wait: the mean over simulated years of each year's 95th-percentile wait; cloud share: of the jobs completed (by jobs) and of the group's GPU-hours.",
+        "p95等待时间：各模拟年份第95百分位等待时间的平均值；云端占比：按完成的作业数计，以及按本组GPU时计。";
+    DeadlineNote => "Deadline misses cover only the classes with a deadline: {}. Jobs that reneged, balked or never finished count as missed.",
+        "错过截止时间的比例只统计有截止时间的作业类型：{}。放弃排队、未提交或未完成的作业都算错过。";
+    NoDeadlineNote => "No job class of the group has a deadline, so deadline misses are undefined (–).",
+        "本组没有带截止时间的作业类型，因此错过截止时间的比例无定义（–）。";
+    // Where the group's jobs ended (report).
+    OutcomesHeading => "Where the group's jobs ended (jobs per measured window, mean ± 95% CI half-width)",
+        "本组作业的去向（统计期内的作业数，平均值 ± 95%置信区间半宽）";
+    OutcomesNote => "Every submitted job is in exactly one of the five columns after \"Submitted\". A reneged job's wait until it gave up counts among the waits (a censored wait); balked jobs never queued. Campus-wide shares of every account are reneged_share and balked_share in summary.csv.",
+        "每个提交的作业恰好属于“提交”之后五列中的一列。放弃排队的作业，其放弃前的等待时间计入等待时间（删失的等待时间）；因队列过长未提交的作业没有排队。全部账户的全校比例见 summary.csv 中的 reneged_share 和 balked_share。";
+    Submitted => "Submitted", "提交";
+    CompletedCampus => "Completed on campus", "在校内完成";
+    CompletedCloud => "Completed in the cloud", "在云端完成";
+    Reneged => "Reneged", "放弃排队";
+    Balked => "Balked", "因队列过长未提交";
+    Unfinished => "Unfinished", "未完成";
+    // Waits by season (report).
+    SeasonHeading => "Waits by season (by submission date; mean ± 95% CI half-width)",
+        "按时期的等待时间（按提交日期；平均值 ± 95%置信区间半宽）";
+    SeasonNote => "A job counts in every season its submission date falls in; \"{}\" holds the jobs submitted in no season, \"{}\" every job. Waits include reneged jobs up to when they gave up. All numbers are in seasons.csv.",
+        "作业计入其提交日期所在的每个时期；“{}”为不在任何时期内提交的作业，“{}”为全部作业。等待时间包括放弃排队的作业放弃前的等待。全部数据见 seasons.csv。";
+    SeasonClassTitle => "Jobs of class {}", "作业类型：{}";
+    Season => "Season", "时期";
+    OutsideSeasons => "outside seasons", "其他时间";
+    AllSeasons => "whole window", "全部时间";
+    MeanWaitOf => "{}: mean wait (h)", "{}：平均等待（小时）";
+    P95WaitOf => "{}: p95 wait (h)", "{}：p95等待（小时）";
     // Methods, assumptions and limitations (report).
     MethodsHeading => "Methods, assumptions and limitations", "方法、假设与局限";
     MethodsModel => "Each replication simulates one year from the start date (after a warm-up before it) of the campus queue — other groups' jobs arriving as a Poisson process shaped by the academic calendar, and the group's own jobs — next to the cloud offers; every policy runs on the same simulated years (common random numbers). Costs are for that year; monthly rent is pro rata by day; waits count every stretch a job spends queued.",

@@ -39,6 +39,9 @@ pub fn metric_label(metric: &str) -> (L, f64) {
         "wait_mean_h" => (L::MetricWaitMean, 1.0),
         "wait_p95_h" => (L::MetricWaitP95, 1.0),
         "deadline_miss_rate" => (L::MetricDeadlineMiss, 100.0),
+        "cloud_gpu_hour_share" => (L::MetricCloudGpuShare, 100.0),
+        "group_reneged_share" => (L::MetricGroupReneged, 100.0),
+        "group_balked_share" => (L::MetricGroupBalked, 100.0),
         _ => (L::MetricCloudShare, 100.0),
     }
 }

@@ -231,7 +231,8 @@ impl Store {
         } else {
             Vec::new()
         };
-        Ok((Summaries { rows, paired, classes }, raw))
+        // Sweep points keep no seasons (a point's seasons are a `run` of its scenario away).
+        Ok((Summaries { rows, paired, classes, seasons: Vec::new() }, raw))
     }
 }
 

@@ -200,7 +200,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
             print!("\n{}", table::render_by_class(&scenario, &summaries));
         }
         println!(
-            "\nFiles: {}/{{summary,paired,classes,replications,timeseries,waits{}}}.csv and run.toml",
+            "\nFiles: {}/{{summary,paired,classes,seasons,replications,timeseries,waits{}}}.csv and run.toml",
             out_dir.display(),
             if targets.is_empty() { "" } else { ",risk" }
         );

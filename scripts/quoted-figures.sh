@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The figures README.md and docs quote from runs come from here, never typed by hand.
+#
+#   scripts/quoted-figures.sh           regenerate every quoted block from the shipped scenarios
+#   scripts/quoted-figures.sh --check   fail (exit 1) when a quoted block no longer matches a
+#                                       run with the same seed and replications (CI: .ci/run)
+#
+# A quoted block sits between two marker lines in a Markdown file:
+#   <!-- quoted:NAME (scripts/quoted-figures.sh) -->
+#   ...generated text...
+#   <!-- /quoted:NAME -->
+# Everything between the markers is replaced; write prose outside them. The blocks:
+#   default-table    README.md: `burstsim run` of the embedded default (its shipped seed and
+#                    replications): the terminal table and the paired differences
+#   default-reading  README.md: the "Read it as" sentence (overflow-4h against campus-only)
+#   default-class    README.md: campus-only's main-training mean wait (classes.csv)
+# All three come from ONE release run of the default (10 replications, ~30-60 s on 2 cores),
+# so the check stays within CI's budget. Figures of slower runs (the exam-season and
+# threshold sweeps) are not generated here yet.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=write
+case "${1:-}" in
+  "") ;;
+  --check) mode=check ;;
+  -h | --help) sed -n 2,20p "$0"; exit 0 ;;
+  *) echo "usage: scripts/quoted-figures.sh [--check]" >&2; exit 2 ;;
+esac
+
+cargo build --release --locked --quiet
+bin=target/release/burstsim
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# One run of the default, exactly as the README shows it (`burstsim run`), into a scratch folder.
+"$bin" run --out "$work/default" --no-charts >"$work/run.txt" 2>"$work/run.err" || {
+  cat "$work/run.err" >&2
+  exit 1
+}
+
+# default-table: the terminal output up to the list of files written.
+{
+  echo '```text'
+  sed '/^Files: /,$d' "$work/run.txt" | awk '{ a[NR] = $0 } END { n = NR; while (n > 0 && a[n] == "") n--; for (i = 1; i <= n; i++) print a[i] }'
+  echo '```'
+} >"$work/default-table"
+
+# A CSV field by row match: csv_get FILE 'col1=v1,col2=v2' COLUMN (the files have no quoted commas here).
+csv_get() {
+  awk -F, -v want="$2" -v col="$3" '
+    NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; n = split(want, conds, ","); next }
+    {
+      ok = 1
+      for (k = 1; k <= n; k++) { split(conds[k], kv, "="); if ($(idx[kv[1]]) != kv[2]) ok = 0 }
+      if (ok) { print $(idx[col]); exit }
+    }' "$1"
+}
+# Rounds to a multiple of $2 and groups thousands: money 19403.2 100 -> 19,400.
+money() {
+  awk -v v="$1" -v step="$2" 'BEGIN {
+    r = int((v < 0 ? -v : v) / step + 0.5) * step; s = sprintf("%d", r); out = ""
+    while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
+    print s out }'
+}
+fixed() { awk -v v="$1" -v d="$2" 'BEGIN { printf "%.*f\n", d, v }'; }
+
+d=$work/default
+cost=$(csv_get "$d/paired.csv" policy=overflow-4h,metric=total_cost_cny mean_diff)
+cost_lo=$(csv_get "$d/paired.csv" policy=overflow-4h,metric=total_cost_cny ci95_low)
+cost_hw=$(awk -v m="$cost" -v l="$cost_lo" 'BEGIN { print m - l }')
+p95_base=$(csv_get "$d/summary.csv" policy=campus-only,metric=wait_p95_h mean)
+p95_over=$(csv_get "$d/summary.csv" policy=overflow-4h,metric=wait_p95_h mean)
+more=$(awk -v c="$cost" 'BEGIN { print (c >= 0 ? "more" : "less") }')
+cat >"$work/default-reading" <<EOF
+Read it as: *giving up on the campus queue whenever Slurm's own forecast says more than 4
+hours of waiting costs this group about ¥$(money "$cost" 100) ± $(money "$cost_hw" 100) a year $more and cuts its
+p95 wait (the mean of each simulated year's 95th percentile) from $(fixed "$p95_base" 1) h to $(fixed "$p95_over" 2) h.*
+EOF
+
+class_mean=$(csv_get "$d/classes.csv" policy=campus-only,class=main-training,metric=wait_mean_h mean)
+class_lo=$(csv_get "$d/classes.csv" policy=campus-only,class=main-training,metric=wait_mean_h ci95_low)
+group_mean=$(csv_get "$d/summary.csv" policy=campus-only,metric=wait_mean_h mean)
+cat >"$work/default-class" <<EOF
+\`--by-class\` adds the same figures per job class: the group's 4–8 GPU \`main-training\`
+jobs wait $(fixed "$class_mean" 0) ± $(fixed "$(awk -v m="$class_mean" -v l="$class_lo" 'BEGIN { print m - l }')" 0) h on average on campus-only, $(fixed "$(awk -v a="$class_mean" -v b="$group_mean" 'BEGIN { print a / b }')" 1)× the group's mean (\`classes.csv\`).
+EOF
+
+# Replaces (write) or compares (check) each block of each file.
+status=0
+for file in README.md docs/*.md; do
+  grep -q '<!-- quoted:' "$file" || continue
+  out=$work/$(basename "$file").new
+  awk -v dir="$work" '
+    match($0, /^<!-- quoted:[a-z0-9-]+ /) {
+      name = substr($0, 13, RLENGTH - 13); print; inside = name
+      path = dir "/" name
+      if ((getline line < path) <= 0) { print "unknown quoted block: " name > "/dev/stderr"; exit 3 }
+      print line; while ((getline line < path) > 0) print line; close(path); next
+    }
+    inside != "" && $0 == "<!-- /quoted:" inside " -->" { inside = ""; print; next }
+    inside == "" { print }
+    END { if (inside != "") { print "block " inside " has no end marker" > "/dev/stderr"; exit 3 } }
+  ' "$file" >"$out"
+  if cmp -s "$file" "$out"; then
+    continue
+  fi
+  if [ "$mode" = write ]; then
+    cp "$out" "$file"
+    echo "updated $file"
+  else
+    echo "quoted figures in $file no longer match a run of the shipped scenarios (same seed and replications):" >&2
+    diff -u "$file" "$out" >&2 || true
+    status=1
+  fi
+done
+if [ "$status" -ne 0 ]; then
+  echo "If the change of figures is intended, refresh them with: scripts/quoted-figures.sh (then review and commit)" >&2
+elif [ "$mode" = check ]; then
+  echo "quoted figures match the shipped scenarios"
+fi
+exit "$status"
