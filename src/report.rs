@@ -8,6 +8,8 @@
 //! 80 KB) as a web font, so the page shows Chinese correctly even on a machine without
 //! Chinese fonts.
 
+mod sensitivity;
+
 use std::path::{Path, PathBuf};
 
 use crate::plot::data::Stat;
@@ -165,6 +167,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
         b.push(Block::Table(head, rows));
     }
     b.extend(class_blocks(r, lang));
+    b.extend(sensitivity::blocks(r, lang));
     b.push(Block::Heading(t(L::ChartsHeading)));
     b.extend((0..n_charts).map(Block::Chart));
     b.extend(methods_blocks(lang));
