@@ -46,6 +46,7 @@ pub mod policy;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod sensitivity;
 pub mod stats;
 pub mod sweep;
 pub mod target;

@@ -25,6 +25,7 @@ pub mod run_charts;
 pub mod sweep_charts;
 pub mod theme;
 pub mod time_charts;
+pub mod tornado;
 pub mod typeset;
 
 use std::path::{Path, PathBuf};
@@ -241,6 +242,9 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
                 out.push(render(&run_charts::CostBreakdown { run })?);
                 out.push(render(&time_charts::CampusTimeline { run })?);
                 out.push(render(&time_charts::MonthlyUse { run })?);
+                if !run.sensitivity.is_empty() {
+                    out.push(render(&tornado::Tornado { run })?);
+                }
             }
             Folder::Sweep(sweep) => {
                 for metric in sweep_charts::HEADLINE {

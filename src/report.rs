@@ -9,6 +9,7 @@
 //! Chinese fonts.
 
 mod seasons;
+mod sensitivity;
 
 use std::path::{Path, PathBuf};
 
@@ -187,6 +188,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
     b.extend(seasons::outcome_blocks(r, lang));
     b.extend(class_blocks(r, lang));
     b.extend(seasons::season_blocks(r, lang));
+    b.extend(sensitivity::blocks(r, lang));
     b.push(Block::Heading(t(L::ChartsHeading)));
     b.extend((0..n_charts).map(Block::Chart));
     b.extend(methods_blocks(lang));

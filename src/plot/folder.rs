@@ -64,6 +64,8 @@ pub struct RunFolder {
     pub start: Option<Date>,
     /// Seasons to shade.
     pub seasons: Vec<SeasonBand>,
+    /// `sensitivity.csv` (optional: runs with `--no-sensitivity` and older folders have none).
+    pub sensitivity: Vec<crate::sensitivity::band::Row>,
     /// Campus GPUs, if known.
     pub campus_gpus: Option<f64>,
     /// Campus maintenance windows, in days from the start.
@@ -343,6 +345,12 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
     } else {
         Vec::new()
     };
+    let sensitivity_path = dir.join("sensitivity.csv");
+    let sensitivity = if sensitivity_path.is_file() {
+        super::tornado::read(&Table::read(&sensitivity_path, super::tornado::COLUMNS)?)?
+    } else {
+        Vec::new()
+    };
     let reps_path = dir.join("replications.csv");
     let mut notes = Vec::new();
     let replications = if reps_path.is_file() {
@@ -421,6 +429,7 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
         days,
         waits,
         class_waits,
+        sensitivity,
         names,
         header,
         model,

@@ -258,6 +258,34 @@ labels! {
     RobustWorstCase => "robust: meets the targets everywhere", "稳健：各情景均达标";
     NotePolicyMap => "Dot: the cheapest decision meeting the targets there; mean ± 95% CI of the cost and of {}.",
         "圆点：该处达标决策中成本最低者；成本与{}的平均值 ± 95%置信区间。";
+    // The sensitivity band (src/sensitivity, the tornado chart, the report's section).
+    SensBackgroundLoad => "Background load", "其他课题组的负载";
+    SensPeakSeason => "Peak-season multiplier", "高峰季节的负载倍数";
+    SensGroupShares => "The group's fair-share shares", "本组的公平份额";
+    SensPatience => "Patience (every account)", "用户耐心（全部账户）";
+    TornadoTitle => "Sensitivity: the answer across uncertain inputs", "敏感性：不确定输入下的结论";
+    TornadoCostAxis => "Cost difference vs {} (CNY)", "与{}的成本差（元）";
+    TornadoWaitAxis => "Mean-wait difference vs {} (h)", "与{}的平均等待时间差（小时）";
+    NoteTornado => "Bar: paired difference from each input's low value (light) through the scenario's value (dot) to its high value (dark); {} replications per level, same seeds.",
+        "条形：各输入从低值（浅色）经场景设定值（圆点）到高值（深色）时的配对差；每个水平{}次重复，相同随机种子。";
+    SensHeading => "Sensitivity band", "敏感性区间";
+    SensIntro => "Paired differences against '{}' at the low, central and high value of each uncertain input, one input at a time, {} replications per level on the same simulated years. Recommended: the cheapest policy whose 95% CI meets {} (Bonferroni over the policies).",
+        "每次只改变一个不确定输入，取其低值、中间值与高值，给出各策略与“{}”的配对差；每个水平{}次重复，使用相同的模拟年份。推荐策略：95%置信区间满足{}的策略中成本最低者（按策略数做 Bonferroni 校正）。";
+    SensNoFlip => "The recommendation does not flip: '{}' at every level of every input.", "推荐结论不变：每个输入的各个水平下均为“{}”。";
+    SensFlip => "The recommendation flips (at the scenario's values: '{}'): {}.", "推荐结论会改变（场景设定值下为“{}”）：{}。";
+    SensFlipItem => "{}: '{}' at low, '{}' at high", "{}：低值时为“{}”，高值时为“{}”";
+    SensRobust => "Robust across the band: '{}' meets the targets at every level.", "在整个区间内稳健：“{}”在所有水平下都满足目标。";
+    SensNoRobust => "No policy meets the targets at every level of the band.", "没有策略在区间的所有水平下都满足目标。";
+    SensNoInputs => "This scenario has no uncertain input to vary.", "该场景没有可变化的不确定输入。";
+    SensNone => "none", "无";
+    SensInput => "Input", "输入";
+    SensLevel => "Level", "水平";
+    SensLow => "low", "低";
+    SensCentral => "central", "中";
+    SensHigh => "high", "高";
+    SensRecommended => "Recommended", "推荐策略";
+    SensDeltaCost => "Δ cost (CNY)", "成本差（元）";
+    SensDeltaWaitP95 => "Δ p95 wait (h)", "第95百分位等待时间差（小时）";
     // Cost labels when the totals are for one calendar year (see `L::per_window`).
     TotalCostAxisYear => "Total cost (CNY/year)", "年度总成本（元/年）";
     CostAxisYear => "Mean cost (CNY/year)", "年均成本（元/年）";

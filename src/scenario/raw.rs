@@ -43,6 +43,10 @@ pub struct RawScenario {
     /// `burstsim sweep`; `burstsim run` ignores them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<toml::Table>,
+    /// The sensitivity band of `burstsim run` (`crate::sensitivity`): its replications,
+    /// targets and inputs; absent, the documented default ranges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitivity: Option<crate::sensitivity::RawSensitivity>,
 }
 
 /// `[simulation]`.

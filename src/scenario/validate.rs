@@ -389,7 +389,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
     let mut resolved = raw.clone();
     resolved.policies = raw_policies;
     resolved.simulation.horizon_days = Some(horizon_days);
-    Ok(Scenario {
+    let scenario = Scenario {
         name: raw.name.clone().unwrap_or_else(|| "scenario".into()),
         description: raw.description.clone().unwrap_or_default(),
         start_date,
@@ -411,7 +411,9 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         class_metrics: crate::metrics::class::ClassMetricSet { thresholds_h },
         names: super::labels::DisplayNames::from_raw(&resolved),
         raw: resolved,
-    })
+    };
+    crate::sensitivity::spec::check(&scenario).map_err(|(key, message)| Invalid { key, message })?;
+    Ok(scenario)
 }
 
 /// Longest display name, in characters: longer ones do not fit a legend.

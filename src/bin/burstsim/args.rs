@@ -113,6 +113,14 @@ pub struct RunArgs {
     /// too) shows Chinese names correctly; without it they are plain UTF-8.
     #[arg(long)]
     pub excel: bool,
+    /// Skip the sensitivity band (sensitivity.csv, the tornado chart): each uncertain
+    /// input adds two runs of the whole experiment at --sensitivity-replications.
+    #[arg(long)]
+    pub no_sensitivity: bool,
+    /// Replications per level of the sensitivity band (overrides `[sensitivity]
+    /// replications`, default 4; at most --replications).
+    #[arg(long, value_name = "N")]
+    pub sensitivity_replications: Option<u32>,
 }
 
 /// `burstsim merge`.

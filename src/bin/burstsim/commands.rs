@@ -99,7 +99,7 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     b.build().context("could not start the worker threads")
 }
 
-fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
+pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
     let pb = if quiet {
         ProgressBar::hidden()
     } else {
@@ -191,6 +191,10 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     } else {
         output::atomic_write(&out_dir.join("risk.csv"), &encoding.encode(output::csv::risk_csv(&targets, &risks)))?;
     }
+    let stop_band = || cut_short || interrupted();
+    let band = pool.install(|| {
+        crate::sensitivity_cmd::after_run(&a, &scenario, &results, &targets, &out_dir, encoding, &stop_band)
+    })?;
     if !a.quiet {
         print!("{}", table::render(&scenario, &summaries, results.replications.len()));
         if !targets.is_empty() {
@@ -199,10 +203,14 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         if a.by_class {
             print!("\n{}", table::render_by_class(&scenario, &summaries));
         }
+        if let Some(band) = &band {
+            print!("{}", burstsim::sensitivity::band::render(band));
+        }
         println!(
-            "\nFiles: {}/{{summary,paired,classes,seasons,replications,timeseries,waits{}}}.csv and run.toml",
+            "\nFiles: {}/{{summary,paired,classes,seasons,replications,timeseries,waits{}{}}}.csv and run.toml",
             out_dir.display(),
-            if targets.is_empty() { "" } else { ",risk" }
+            if targets.is_empty() { "" } else { ",risk" },
+            if band.is_some() { ",sensitivity" } else { "" }
         );
     }
     // Charts can take seconds; a run cut short by a signal must end within one.

@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod plot_cmd;
+mod sensitivity_cmd;
 mod trace_cmd;
 
 use std::process::ExitCode;
