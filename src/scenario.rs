@@ -6,6 +6,7 @@
 //! converted to clock units. Errors name the file, the line, the key and what is
 //! allowed.
 
+pub mod calibration;
 pub mod capacity;
 pub mod dist;
 pub mod labels;

@@ -228,6 +228,7 @@ impl Case {
             cloud: Default::default(),
             policies: vec![],
             sweep: None,
+            calibration: None,
         };
         match Scenario::from_raw(raw) {
             Ok(s) => s,

@@ -43,6 +43,10 @@ pub struct RawScenario {
     /// `burstsim sweep`; `burstsim run` ignores them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<toml::Table>,
+    /// Inputs to fit and observations to fit them to, used by `burstsim calibrate`;
+    /// `burstsim run` and `sweep` ignore them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<super::calibration::RawCalibration>,
 }
 
 /// `[simulation]`.
