@@ -7,12 +7,11 @@
 //! scenario file with the fitted keys set by [`crate::sweep::set_path`], checked like any
 //! scenario, and simulated by the same engine on the same replications (common random
 //! numbers), so neighbouring points differ only by their inputs and the objective is
-//! smooth enough for a derivative-free search ([`search`]). The objective is the Gaussian
-//! deviance of the observations, Σᵢ zᵢ² + ln sᵢ², with zᵢ = (simulatedᵢ − observedᵢ)/sᵢ
-//! and sᵢ² = toleranceᵢ² + (1 + 1/n)·σᵢ², σᵢ the year-to-year spread of the statistic
-//! (an observation is one year's value). Intervals are profile intervals: the values whose
-//! deviance is within the χ²₁ quantile of the minimum (docs/CALIBRATION.md says why and
-//! where that is approximate).
+//! smooth enough for a derivative-free search ([`search`]). The objective is
+//! Σᵢ zᵢ², zᵢ = (simulatedᵢ − observedᵢ)/sᵢ, sᵢ² = toleranceᵢ² + (1 + 1/n)·σᵢ², σᵢ the
+//! year-to-year spread of the statistic (an observation is one year's value). Intervals
+//! are profile intervals: the values whose objective is within the χ²₁ quantile of the
+//! minimum (docs/CALIBRATION.md says why and where that is approximate).
 //!
 //! Only the policy the group runs today (the baseline, normally campus-only) is simulated:
 //! the observations were made under it.
@@ -100,10 +99,8 @@ pub struct Residual {
 pub struct Point {
     /// Input values.
     pub values: Vec<f64>,
-    /// Deviance (`+∞`: could not be computed).
+    /// Σ z² over the observations (`+∞`: could not be computed).
     pub objective: f64,
-    /// Σ z², the misfit part.
-    pub misfit: f64,
 }
 
 /// The result of a calibration.
@@ -117,7 +114,7 @@ pub struct Calibration {
     pub residuals: Vec<Residual>,
     /// Every evaluated point, in order.
     pub points: Vec<Point>,
-    /// Deviance threshold of the intervals (χ²₁ quantile).
+    /// Objective threshold of the intervals above the minimum (χ²₁ quantile).
     pub delta: f64,
     /// The search stopped at the budget before its finest step.
     pub budget_cut_search: bool,
@@ -150,9 +147,13 @@ fn value_at(input: &FitInput, g: u32) -> (f64, String) {
     round_value(input.low + (input.high - input.low) * f64::from(g) / f64::from(search::GRID))
 }
 
-/// The scenario with the inputs set to `values` (texts), only `policy` kept, `n`
-/// replications.
-fn point_scenario(
+/// The scenario of one point: `doc` with the inputs set to `values` (as written), only
+/// the spec's policy kept, the spec's replications. Also what a test uses to simulate a
+/// hidden scenario.
+///
+/// # Errors
+/// A key that cannot be set, or a scenario that does not validate at these values.
+pub fn point_scenario(
     doc: &toml::Table,
     spec: &Spec,
     values: &[String],
@@ -178,16 +179,14 @@ fn point_scenario(
     Ok(scn.with_overrides(None, Some(spec.replications)))
 }
 
-/// The deviance and misfit of simulated observations (`+∞` when one cannot be simulated).
-fn objective(sims: &[Option<Simulated>], obs: &[Observation]) -> (f64, f64) {
-    let (mut deviance, mut misfit) = (0.0, 0.0);
+/// The objective Σ zᵢ² of simulated observations (`+∞` when one cannot be simulated).
+fn objective(sims: &[Option<Simulated>], obs: &[Observation]) -> f64 {
+    let mut sum = 0.0;
     for (s, o) in sims.iter().zip(obs) {
-        let Some(s) = s else { return (f64::INFINITY, f64::INFINITY) };
-        let z = s.z(o.value);
-        misfit += z * z;
-        deviance += z * z + (s.scale * s.scale).ln();
+        let Some(s) = s else { return f64::INFINITY };
+        sum += s.z(o.value).powi(2);
     }
-    (deviance, misfit)
+    sum
 }
 
 /// Checks the scenario text's `[calibration]` (plus `extra` observations, e.g. from a
@@ -264,11 +263,11 @@ pub fn run(
         let years = observe::simulate_years(&scn, 0, spec.replications, &spec.observations);
         let sims: Vec<Option<Simulated>> =
             years.iter().zip(&spec.observations).map(|(y, o)| observe::simulated(y, o.tolerance)).collect();
-        let (deviance, misfit) = objective(&sims, &spec.observations);
+        let value = objective(&sims, &spec.observations);
         sims_at.push(sims);
-        points.push(Point { values: vals.iter().map(|v| v.0).collect(), objective: deviance, misfit });
+        points.push(Point { values: vals.iter().map(|v| v.0).collect(), objective: value });
         progress(points.len(), budget);
-        deviance
+        value
     };
     let outcome = search::minimise(dims, budget, delta, &mut f, stop);
     if let Some(e) = failure {

@@ -8,15 +8,18 @@
 //!    two, or the centre and both ends of every axis for three or more;
 //! 2. compass search from the best point: try ± a step on each axis, move on any
 //!    improvement, halve the step when none helps, stop at 1/128 of the range;
-//! 3. for each input and each side, the interval's end: the objective at the range's end
-//!    (open when within the threshold), else bisection along the axis between the best
-//!    point (inside) and the end (outside), the crossing interpolated linearly.
+//! 3. for each input and each side, the interval's end: the profile (the objective
+//!    minimised over the other inputs by a compass round of ± 1/16 of their ranges) at the
+//!    range's end (open when within the threshold), else bisection of the profile between
+//!    the best point (inside) and the end (outside), the crossing interpolated linearly in
+//!    √(objective − minimum).
 //!
 //! An interval is the set of values whose objective is within `delta` of the minimum
 //! (a profile interval: with the objective a −2 log-likelihood, `delta` = χ²₁ quantile
 //! gives the confidence level). It is the hull of the bisection crossings and of every
 //! evaluated point within the threshold, i.e. the level set projected on the axis, as
-//! far as the evaluated points see it.
+//! far as the evaluated points see it. The one-round profile follows a diagonal valley
+//! only approximately (docs/CALIBRATION.md, "Limits").
 
 use std::collections::HashMap;
 
@@ -94,6 +97,31 @@ impl Evaluator<'_> {
     }
 }
 
+/// The profile at `axis = value`: the objective minimised over the other inputs by one
+/// compass round (± 1/16 of the range on each, the better kept), starting from `from`'s
+/// other inputs. `None` when the budget is spent.
+fn profile(ev: &mut Evaluator<'_>, axis: usize, value: u32, from: &[u32]) -> Option<(f64, Vec<u32>)> {
+    let mut at = from.to_vec();
+    at[axis] = value;
+    let mut v = ev.eval(&at)?;
+    for other in (0..at.len()).filter(|&o| o != axis) {
+        let mut best_here = (v, at.clone());
+        for dir in [-1i64, 1] {
+            let mut p = at.clone();
+            p[other] = (i64::from(p[other]) + dir * i64::from(GRID / 16)).clamp(0, i64::from(GRID)) as u32;
+            if p == at {
+                continue;
+            }
+            let Some(vp) = ev.eval(&p) else { return Some((best_here.0, best_here.1)) };
+            if vp < best_here.0 {
+                best_here = (vp, p);
+            }
+        }
+        (v, at) = best_here;
+    }
+    Some((v, at))
+}
+
 /// Evaluations of the first design for `dims` inputs (the budget must hold more).
 pub fn design_size(dims: usize) -> usize {
     first_design(dims).len()
@@ -139,8 +167,8 @@ pub fn minimise(
     assert!(dims > 0, "at least one input");
     let design = first_design(dims);
     assert!(budget >= design.len(), "the budget holds the first design");
-    // Keep about 4 evaluations per interval end (at most 40% of the budget).
-    let for_intervals = (2 * dims * 4).min(budget * 2 / 5);
+    // Keep about 4 profile points per interval end (at most 55% of the budget).
+    let for_intervals = (2 * dims * 4 * (1 + 2 * (dims - 1))).min(budget * 11 / 20);
     let mut ev = Evaluator { f, seen: HashMap::new(), evaluations: Vec::new(), budget, stop };
     let mut stopped = false;
     for p in &design {
@@ -187,40 +215,43 @@ pub fn minimise(
             step /= 2;
         }
     }
-    // Interval ends: per input and side, the range end, then bisection.
-    let per_end = (budget.saturating_sub(ev.evaluations.len()) / (2 * dims)).max(1);
+    // Interval ends: per input and side, the profile at the range end, then bisection;
+    // the profile at a trial value re-minimises the other inputs (warm-started from the
+    // inside end of the bracket), so a valley along a diagonal is followed.
+    let inner = 1 + 2 * (dims - 1);
+    let per_end = (budget.saturating_sub(ev.evaluations.len()) / (2 * dims * inner)).max(1);
     let mut crossings: Vec<[Option<f64>; 2]> = vec![[None, None]; dims];
-    for axis in 0..dims {
+    'ends: for axis in 0..dims {
         for (side, end) in [0u32, GRID].into_iter().enumerate() {
             let best = ev.evaluations[ev.best()].clone();
             let threshold = best.objective + delta;
-            let mut outside = best.at.clone();
-            outside[axis] = end;
-            if outside == best.at {
+            if best.at[axis] == end {
                 continue;
             }
-            let Some(v_out) = ev.eval(&outside) else { break };
+            let Some((v_out, _)) = profile(&mut ev, axis, end, &best.at) else { break 'ends };
             if v_out <= threshold {
                 continue;
             }
-            let (mut inside_u, mut inside_v) = (best.at[axis], best.objective);
+            let (mut inside_u, mut inside_v, mut inside_at) = (best.at[axis], best.objective, best.at.clone());
             let (mut out_u, mut out_v) = (end, v_out);
             for _ in 1..per_end {
                 if inside_u.abs_diff(out_u) <= 1 {
                     break;
                 }
-                let mut mid = best.at.clone();
-                mid[axis] = (inside_u + out_u) / 2;
-                let Some(v) = ev.eval(&mid) else { break };
+                let mid = (inside_u + out_u) / 2;
+                let Some((v, at)) = profile(&mut ev, axis, mid, &inside_at) else { break };
                 if v <= threshold {
-                    (inside_u, inside_v) = (mid[axis], v);
+                    (inside_u, inside_v, inside_at) = (mid, v, at);
                 } else {
-                    (out_u, out_v) = (mid[axis], v);
+                    (out_u, out_v) = (mid, v);
                 }
             }
-            // Linear interpolation of the crossing inside the last bracket.
+            // The crossing inside the last bracket, interpolated linearly in the square root
+            // of the excess over the minimum (exact when the profile is quadratic near it;
+            // linear interpolation of the excess itself would put the end far too close).
+            let root = |v: f64| (v - best.objective).max(0.0).sqrt();
             let frac = if out_v.is_finite() && out_v > inside_v {
-                ((threshold - inside_v) / (out_v - inside_v)).clamp(0.0, 1.0)
+                ((delta.sqrt() - root(inside_v)) / (root(out_v) - root(inside_v))).clamp(0.0, 1.0)
             } else {
                 0.5
             };
@@ -270,12 +301,12 @@ mod tests {
             let (x, y) = (f64::from(p[0]), f64::from(p[1]));
             ((x - 700.0) / 40.0).powi(2) + (y / 100.0).powi(2)
         };
-        let o = run(2, 40, &mut |p| f(p));
+        let o = run(2, 60, &mut |p| f(p));
         let best = &o.evaluations[o.best];
         assert!((f64::from(best.at[0]) - 700.0).abs() <= 16.0 && best.at[1] <= 16, "{:?}", best.at);
         assert!(o.intervals[1].low_open, "the optimum of y is the range's low end: {:?}", o.intervals[1]);
         assert!(!o.intervals[1].high_open && (o.intervals[1].high - 196.0).abs() < 20.0, "{:?}", o.intervals[1]);
-        assert!(o.evaluations.len() <= 40);
+        assert!(o.evaluations.len() <= 60);
     }
 
     #[test]

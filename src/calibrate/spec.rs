@@ -10,7 +10,7 @@ use crate::sweep::get_number;
 use crate::units::SimTime;
 
 /// Evaluations when `budget` is not given.
-pub const DEFAULT_BUDGET: u32 = 40;
+pub const DEFAULT_BUDGET: u32 = 60;
 /// Fewest evaluations allowed: the first design and a little search.
 pub const MIN_BUDGET: u32 = 8;
 /// Confidence of the intervals when `confidence` is not given.

@@ -190,13 +190,13 @@ pub fn points_csv(cal: &Calibration) -> String {
         out.push_str(&csv_field(&f.input.name));
         out.push(',');
     }
-    out.push_str("deviance,misfit\n");
+    out.push_str("objective\n");
     for (i, p) in cal.points.iter().enumerate() {
         let _ = write!(out, "{i},");
         for v in &p.values {
             let _ = write!(out, "{v},");
         }
-        let _ = writeln!(out, "{},{}", p.objective, p.misfit);
+        let _ = writeln!(out, "{}", p.objective);
     }
     out
 }

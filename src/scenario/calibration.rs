@@ -17,7 +17,7 @@ pub struct RawCalibration {
     /// The policy simulated (default: the baseline policy, normally campus-only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<String>,
-    /// Most simulated points (evaluations) in the whole fit, intervals included (default 40).
+    /// Most simulated points (evaluations) in the whole fit, intervals included (default 60).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<u32>,
     /// Confidence of the reported intervals (default 0.95).
