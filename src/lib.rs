@@ -34,6 +34,7 @@
 //!   the output bytes do not depend on the number of threads.
 
 pub mod bench;
+pub mod calibrate;
 pub mod cloud;
 pub mod cluster;
 pub mod date;

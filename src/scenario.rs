@@ -7,6 +7,7 @@
 //! allowed.
 
 pub mod assumptions;
+pub mod calibration;
 pub mod capacity;
 pub mod dist;
 pub mod feasibility;

@@ -229,6 +229,7 @@ impl Case {
             policies: vec![],
             sweep: None,
             sensitivity: None,
+            calibration: None,
         };
         match Scenario::from_raw(raw) {
             Ok(s) => s,

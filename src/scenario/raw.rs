@@ -47,6 +47,10 @@ pub struct RawScenario {
     /// targets and inputs; absent, the documented default ranges.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitivity: Option<crate::sensitivity::RawSensitivity>,
+    /// Inputs to fit and observations to fit them to, used by `burstsim calibrate`;
+    /// `burstsim run` and `sweep` ignore them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<super::calibration::RawCalibration>,
 }
 
 /// `[simulation]`.

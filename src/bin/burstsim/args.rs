@@ -40,6 +40,10 @@ pub enum Command {
     /// Estimate a scenario from a cluster's own log (SWF, sacct or CSV): arrival rates,
     /// monthly seasons, GPU-count mix, runtimes by maximum likelihood, walltime factors.
     Fit(crate::trace_cmd::FitArgs),
+    /// Fit the campus inputs nobody measured (background load, peak multipliers, the
+    /// group's fair-share, patience) to the waits the group observed ([calibration] in the
+    /// scenario, or --sacct LOG); write the calibrated scenario.
+    Calibrate(crate::calibrate_cmd::CalibrateArgs),
 }
 
 /// `burstsim bench`.

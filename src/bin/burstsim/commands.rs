@@ -36,7 +36,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 /// Set by the first Ctrl-C or SIGTERM: long work stops after what is in flight.
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
@@ -85,6 +85,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Bench(a) => bench(a),
         Command::Fit(a) => crate::trace_cmd::fit(a),
         Command::Plot(a) => crate::plot_cmd::plot(a),
+        Command::Calibrate(a) => crate::calibrate_cmd::calibrate(a),
     }
 }
 

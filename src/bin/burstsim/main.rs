@@ -3,6 +3,7 @@
 //! 0 success, 1 the run failed, 2 bad input or usage. A closed pipe (`| head`) exits 0.
 
 mod args;
+mod calibrate_cmd;
 mod commands;
 mod plot_cmd;
 mod sensitivity_cmd;

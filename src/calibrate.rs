@@ -1,0 +1,346 @@
+//! Calibration: fit the campus inputs nobody measured (the other groups' load, the peak
+//! seasons' multipliers, the group's fair-share, patience) to what the group observed
+//! (waits by class and months, stated in `[[calibration.observed]]` or read from a
+//! sacct export), by simulation.
+//!
+//! A calibration is a small sweep with an objective: every candidate point is the
+//! scenario file with the fitted keys set by [`crate::sweep::set_path`], checked like any
+//! scenario, and simulated by the same engine on the same replications (common random
+//! numbers), so neighbouring points differ only by their inputs and the objective is
+//! smooth enough for a derivative-free search ([`search`]). The objective is
+//! Σᵢ zᵢ², zᵢ = (simulatedᵢ − observedᵢ)/sᵢ, sᵢ² = toleranceᵢ² + (1 + 1/n)·σᵢ², σᵢ the
+//! year-to-year spread of the statistic (an observation is one year's value). Intervals
+//! are profile intervals: the values whose objective is within the χ²₁ quantile of the
+//! minimum (docs/CALIBRATION.md says why and where that is approximate).
+//!
+//! Only the policy the group runs today (the baseline, normally campus-only) is simulated:
+//! the observations were made under it.
+
+pub mod observe;
+pub mod sacct;
+pub mod search;
+pub mod spec;
+pub mod write;
+
+use std::path::Path;
+
+use serde::Deserialize;
+use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
+
+use crate::scenario::raw::RawScenario;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::sweep::{SweepError, set_path};
+pub use observe::Simulated;
+pub use spec::{FitInput, Observation, Spec};
+
+/// A calibration that cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrateError {
+    /// The scenario or its `[calibration]` table is invalid.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// A fitted key cannot be set.
+    #[error(transparent)]
+    Sweep(#[from] SweepError),
+    /// A point inside the ranges gives an invalid scenario.
+    #[error("the point {point} gives an invalid scenario: {problem}; narrow the [[calibration.fit]] ranges")]
+    InvalidPoint {
+        /// The inputs, `name=value, …`.
+        point: String,
+        /// Why.
+        problem: ScenarioError,
+    },
+    /// No observation to fit to.
+    #[error("no observations: add [[calibration.observed]] to the scenario or give --sacct LOG")]
+    NoObservations,
+    /// An observation has no simulated jobs at any evaluated point.
+    #[error(
+        "observation '{0}': fewer than two simulated years have a job in it at any point tried; \
+         choose a window with jobs (months, a season) or a class that runs then"
+    )]
+    Unobservable(String),
+    /// Interrupted before the first evaluation.
+    #[error("interrupted before any point was simulated")]
+    Interrupted,
+}
+
+/// The fitted value of one input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fitted {
+    /// The input.
+    pub input: FitInput,
+    /// Best value (the one written).
+    pub value: f64,
+    /// Interval at the spec's confidence.
+    pub low: f64,
+    /// Interval's high end.
+    pub high: f64,
+    /// The interval reaches the range's low end (the data do not bound it there).
+    pub low_open: bool,
+    /// The interval reaches the range's high end.
+    pub high_open: bool,
+    /// The best value is on the range's bound (within 1/128 of the range).
+    pub at_bound: Option<&'static str>,
+}
+
+/// One observation at the best point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Residual {
+    /// The observation.
+    pub observation: Observation,
+    /// Its simulated value at the best point (`None`: no simulated year had a job in it).
+    pub simulated: Option<Simulated>,
+    /// Met: |z| within the normal quantile of the confidence level.
+    pub met: bool,
+}
+
+/// One evaluated point, for `calibration_points.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Input values.
+    pub values: Vec<f64>,
+    /// Σ z² over the observations (`+∞`: could not be computed).
+    pub objective: f64,
+}
+
+/// The result of a calibration.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    /// The checked specification.
+    pub spec: Spec,
+    /// Per input.
+    pub fitted: Vec<Fitted>,
+    /// Per observation.
+    pub residuals: Vec<Residual>,
+    /// Every evaluated point, in order.
+    pub points: Vec<Point>,
+    /// Objective threshold of the intervals above the minimum (χ²₁ quantile).
+    pub delta: f64,
+    /// The search stopped at the budget before its finest step.
+    pub budget_cut_search: bool,
+    /// Interrupted: the result is from the points evaluated.
+    pub stopped: bool,
+    /// Name of the simulated policy.
+    pub policy: String,
+}
+
+impl Calibration {
+    /// True when every observation is met at the best point.
+    pub fn meets_observations(&self) -> bool {
+        self.residuals.iter().all(|r| r.met)
+    }
+}
+
+/// A fitted value written with 4 significant digits (what is simulated is what is written).
+pub fn round_value(v: f64) -> (f64, String) {
+    if v == 0.0 || !v.is_finite() {
+        return (v, format!("{v}"));
+    }
+    let decimals = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+    let text = format!("{v:.decimals$}");
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
+    (text.parse().expect("formatted number parses"), text)
+}
+
+/// The value of input `input` at grid coordinate `g`.
+fn value_at(input: &FitInput, g: u32) -> (f64, String) {
+    round_value(input.low + (input.high - input.low) * f64::from(g) / f64::from(search::GRID))
+}
+
+/// The scenario of one point: `doc` with the inputs set to `values` (as written), only
+/// the spec's policy kept, the spec's replications. Also what a test uses to simulate a
+/// hidden scenario.
+///
+/// # Errors
+/// A key that cannot be set, or a scenario that does not validate at these values.
+pub fn point_scenario(
+    doc: &toml::Table,
+    spec: &Spec,
+    values: &[String],
+    base: &Path,
+    file: &str,
+) -> Result<Scenario, CalibrateError> {
+    let mut doc = doc.clone();
+    for (input, v) in spec.inputs.iter().zip(values) {
+        for key in &input.keys {
+            set_path(&mut doc, key, v)?;
+        }
+    }
+    let label =
+        || spec.inputs.iter().zip(values).map(|(i, v)| format!("{}={v}", i.name)).collect::<Vec<_>>().join(", ");
+    let raw = RawScenario::deserialize(toml::Value::Table(doc)).map_err(|e| CalibrateError::InvalidPoint {
+        point: label(),
+        problem: ScenarioError::Syntax { file: file.into(), message: e.to_string().trim_end().to_string() },
+    })?;
+    let mut scn =
+        Scenario::from_raw_at(raw, base).map_err(|problem| CalibrateError::InvalidPoint { point: label(), problem })?;
+    scn.policies = vec![scn.policies[spec.policy].clone()];
+    scn.baseline = 0;
+    Ok(scn.with_overrides(None, Some(spec.replications)))
+}
+
+/// The objective Σ zᵢ² of simulated observations (`+∞` when one cannot be simulated).
+fn objective(sims: &[Option<Simulated>], obs: &[Observation]) -> f64 {
+    let mut sum = 0.0;
+    for (s, o) in sims.iter().zip(obs) {
+        let Some(s) = s else { return f64::INFINITY };
+        sum += s.z(o.value).powi(2);
+    }
+    sum
+}
+
+/// Checks the scenario text's `[calibration]` (plus `extra` observations, e.g. from a
+/// sacct export) and returns the spec, the scenario and its document.
+///
+/// # Errors
+/// The scenario's or the table's errors, with file and line.
+pub fn prepare(
+    text: &str,
+    file: &str,
+    extra: Vec<Observation>,
+) -> Result<(Spec, Scenario, toml::Table), CalibrateError> {
+    let scenario = Scenario::from_toml_str(text, file)?;
+    let mut doc: toml::Table = toml::from_str(text)
+        .map_err(|e| ScenarioError::Syntax { file: file.into(), message: e.to_string().trim_end().to_string() })?;
+    doc.remove("calibration");
+    doc.remove("sweep");
+    let mut spec = spec::check(scenario.raw.calibration.as_ref(), &scenario, &doc, text, file)?;
+    spec.observations.extend(extra);
+    if spec.observations.is_empty() {
+        return Err(CalibrateError::NoObservations);
+    }
+    let needed = search::design_size(spec.inputs.len()) + 2 * spec.inputs.len();
+    if (spec.budget as usize) < needed {
+        return Err(ScenarioError::Invalid {
+            file: file.into(),
+            line: crate::scenario::locate::line_of(text, "calibration.budget"),
+            key: "calibration.budget".into(),
+            message: format!(
+                "{} inputs need a budget of at least {needed} evaluations (the first design and the interval ends)",
+                spec.inputs.len()
+            ),
+        }
+        .into());
+    }
+    Ok((spec, scenario, doc))
+}
+
+/// Runs a calibration. `base` resolves relative paths of the scenario (a trace);
+/// `progress(done, budget)` is called after each evaluated point; `stop()` ends the
+/// search early (the result then covers what was evaluated).
+///
+/// # Errors
+/// [`CalibrateError`]: bad input, an invalid point, an observation never simulated.
+pub fn run(
+    spec: Spec,
+    scenario: &Scenario,
+    doc: &toml::Table,
+    base: &Path,
+    file: &str,
+    progress: &dyn Fn(usize, usize),
+    stop: &dyn Fn() -> bool,
+) -> Result<Calibration, CalibrateError> {
+    let delta = ChiSquared::new(1.0).expect("1 degree of freedom").inverse_cdf(spec.confidence);
+    let z_met = Normal::standard().inverse_cdf(0.5 + spec.confidence / 2.0);
+    let dims = spec.inputs.len();
+    let mut failure: Option<CalibrateError> = None;
+    let mut sims_at: Vec<Vec<Option<Simulated>>> = Vec::new();
+    let mut points: Vec<Point> = Vec::new();
+    let budget = spec.budget as usize;
+    let mut f = |g: &[u32]| -> f64 {
+        if failure.is_some() {
+            return f64::INFINITY;
+        }
+        let vals: Vec<(f64, String)> = spec.inputs.iter().zip(g).map(|(i, &g)| value_at(i, g)).collect();
+        let texts: Vec<String> = vals.iter().map(|v| v.1.clone()).collect();
+        let scn = match point_scenario(doc, &spec, &texts, base, file) {
+            Ok(s) => s,
+            Err(e) => {
+                failure = Some(e);
+                return f64::INFINITY;
+            }
+        };
+        let years = observe::simulate_years(&scn, 0, spec.replications, &spec.observations);
+        let sims: Vec<Option<Simulated>> =
+            years.iter().zip(&spec.observations).map(|(y, o)| observe::simulated(y, o.tolerance)).collect();
+        let value = objective(&sims, &spec.observations);
+        sims_at.push(sims);
+        points.push(Point { values: vals.iter().map(|v| v.0).collect(), objective: value });
+        progress(points.len(), budget);
+        value
+    };
+    let outcome = search::minimise(dims, budget, delta, &mut f, stop);
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if outcome.evaluations.is_empty() {
+        return Err(CalibrateError::Interrupted);
+    }
+    let best = outcome.best;
+    let sims = &sims_at[best];
+    if !outcome.evaluations[best].objective.is_finite() {
+        // Some observation was never simulated at any point: name the first.
+        let never = (0..spec.observations.len()).find(|&i| sims_at.iter().all(|s| s[i].is_none())).unwrap_or(0);
+        return Err(CalibrateError::Unobservable(spec.observations[never].label.clone()));
+    }
+    let g = f64::from(search::GRID);
+    let fitted = spec
+        .inputs
+        .iter()
+        .zip(&outcome.intervals)
+        .zip(&outcome.evaluations[best].at)
+        .map(|((input, iv), &at)| {
+            let to_value = |u: f64| input.low + (input.high - input.low) * u / g;
+            let at_bound = if at <= search::GRID / 128 {
+                Some("low")
+            } else if at >= search::GRID - search::GRID / 128 {
+                Some("high")
+            } else {
+                None
+            };
+            Fitted {
+                input: input.clone(),
+                value: value_at(input, at).0,
+                low: round_value(to_value(iv.low)).0,
+                high: round_value(to_value(iv.high)).0,
+                low_open: iv.low_open,
+                high_open: iv.high_open,
+                at_bound,
+            }
+        })
+        .collect();
+    let residuals = spec
+        .observations
+        .iter()
+        .zip(sims)
+        .map(|(o, s)| Residual {
+            observation: o.clone(),
+            simulated: *s,
+            met: s.is_some_and(|s| s.z(o.value).abs() <= z_met),
+        })
+        .collect();
+    let policy = scenario.policies[spec.policy].name.clone();
+    Ok(Calibration {
+        spec,
+        fitted,
+        residuals,
+        points,
+        delta,
+        budget_cut_search: outcome.budget_cut_search,
+        stopped: outcome.stopped,
+        policy,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_keep_four_significant_digits() {
+        assert_eq!(round_value(0.712_345), (0.7123, "0.7123".into()));
+        assert_eq!(round_value(1.5), (1.5, "1.5".into()));
+        assert_eq!(round_value(96.0), (96.0, "96".into()));
+        assert_eq!(round_value(12_345.6), (12_346.0, "12346".into()));
+    }
+}

@@ -1,0 +1,219 @@
+//! What a calibration writes: the calibrated scenario (the original text with the fitted
+//! values replaced in place, comments kept, and a comment block on top saying what was
+//! fitted to what), `calibration.csv` (one row per fitted input),
+//! `calibration_residuals.csv` (one row per observation) and `calibration_points.csv`
+//! (every evaluated point). Pure functions to text; the caller writes the files.
+
+use std::fmt::Write as _;
+
+use toml::de::{DeTable, DeValue};
+
+use super::Calibration;
+use crate::stats::summarize;
+
+/// The byte range of the value at a dotted path (arrays of tables by `name` or index,
+/// as in sweep paths), if the text holds it.
+pub fn value_span(text: &str, path: &str) -> Option<std::ops::Range<usize>> {
+    let doc = DeTable::parse(text).ok()?;
+    let steps: Vec<&str> = path.split('.').collect();
+    let mut table = doc.get_ref();
+    let mut i = 0;
+    loop {
+        let (_, value) = table.get_key_value(steps[i])?;
+        i += 1;
+        let value = match value.get_ref() {
+            DeValue::Array(arr) => {
+                let name = *steps.get(i)?;
+                i += 1;
+                let by_name = arr.iter().find(|e| match e.get_ref() {
+                    DeValue::Table(t) => t.get("name").is_some_and(|n| n.get_ref().as_str() == Some(name)),
+                    _ => false,
+                });
+                by_name.or_else(|| name.parse::<usize>().ok().and_then(|k| arr.get(k)))?
+            }
+            _ => value,
+        };
+        if i == steps.len() {
+            return Some(value.span());
+        }
+        match value.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => return None,
+        }
+    }
+}
+
+/// The calibrated scenario: `text` with each fitted key's value replaced by the fitted
+/// value, and a comment block on top. Keys not written in the text are refused earlier
+/// ([`super::spec::check`]), so every key is found.
+pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
+    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    for f in &cal.fitted {
+        let (_, written) = super::round_value(f.value);
+        for key in &f.input.keys {
+            if let Some(span) = value_span(text, key) {
+                edits.push((span, written.clone()));
+            }
+        }
+    }
+    edits.sort_by_key(|(span, _)| std::cmp::Reverse(span.start));
+    let mut body = text.to_string();
+    for (span, v) in edits {
+        body.replace_range(span, &v);
+    }
+    let mut head = String::new();
+    let _ = writeln!(head, "# Calibrated by `burstsim calibrate` from {source}: the inputs below were fitted by");
+    let _ = writeln!(
+        head,
+        "# simulation ({} replications per point, policy {}, {} points) to the observations below;",
+        cal.spec.replications,
+        cal.policy,
+        cal.points.len()
+    );
+    let _ = writeln!(
+        head,
+        "# everything else is the original file. Intervals: {:.0}% profile (docs/CALIBRATION.md).",
+        100.0 * cal.spec.confidence
+    );
+    let _ = writeln!(head, "#");
+    for f in &cal.fitted {
+        let bound = match f.at_bound {
+            Some(side) => format!("  AT THE RANGE'S {} BOUND: widen the range", side.to_uppercase()),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            head,
+            "#   {} = {} (was {}; interval {}{} to {}{}; range {} to {}){bound}",
+            f.input.name,
+            super::round_value(f.value).1,
+            f.input.current,
+            if f.low_open { "≤" } else { "" },
+            f.low,
+            f.high,
+            if f.high_open { "+" } else { "" },
+            f.input.low,
+            f.input.high,
+        );
+    }
+    let _ = writeln!(head, "#");
+    for r in &cal.residuals {
+        let o = &r.observation;
+        let sim = match &r.simulated {
+            Some(s) => {
+                format!("simulated {:.2} h (95% CI {:.2} to {:.2})", s.summary.mean, s.summary.low(), s.summary.high())
+            }
+            None => "not simulated (no job in it)".into(),
+        };
+        let _ = writeln!(
+            head,
+            "#   observed {}: {} h ± {} h, {sim}{}",
+            o.label,
+            o.value,
+            o.tolerance,
+            if r.met { "" } else { "  NOT MET" }
+        );
+    }
+    head.push('\n');
+    head + &body
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// `calibration.csv`: one row per fitted input.
+pub fn fitted_csv(cal: &Calibration) -> String {
+    let mut out = String::from(
+        "input,keys,range_low,range_high,original,fitted,interval_low,interval_high,interval_low_open,interval_high_open,at_bound,confidence\n",
+    );
+    for f in &cal.fitted {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&f.input.name),
+            csv_field(&f.input.keys.join(";")),
+            f.input.low,
+            f.input.high,
+            f.input.current,
+            f.value,
+            f.low,
+            f.high,
+            f.low_open,
+            f.high_open,
+            f.at_bound.unwrap_or(""),
+            cal.spec.confidence
+        );
+    }
+    out
+}
+
+/// `calibration_residuals.csv`: one row per observation at the best point.
+pub fn residuals_csv(cal: &Calibration) -> String {
+    let mut out = String::from(
+        "observation,statistic,unit,observed,tolerance,simulated_mean,ci95_low,ci95_high,year_std_dev,replications,residual,scale,z,met\n",
+    );
+    for r in &cal.residuals {
+        let o = &r.observation;
+        let (mean, lo, hi, sd, n, res, scale, z) = match &r.simulated {
+            Some(s) => (
+                s.summary.mean,
+                s.summary.low(),
+                s.summary.high(),
+                s.summary.std_dev,
+                s.summary.n,
+                s.residual(o.value),
+                s.scale,
+                s.z(o.value),
+            ),
+            None => {
+                let nan = f64::NAN;
+                (nan, nan, nan, nan, summarize(&[]).n, nan, nan, nan)
+            }
+        };
+        let _ = writeln!(
+            out,
+            "{},{},h,{},{},{mean},{lo},{hi},{sd},{n},{res},{scale},{z},{}",
+            csv_field(&o.label),
+            o.statistic.name(),
+            o.value,
+            o.tolerance,
+            r.met
+        );
+    }
+    out
+}
+
+/// `calibration_points.csv`: every evaluated point in order.
+pub fn points_csv(cal: &Calibration) -> String {
+    let mut out = String::from("point,");
+    for f in &cal.fitted {
+        out.push_str(&csv_field(&f.input.name));
+        out.push(',');
+    }
+    out.push_str("objective\n");
+    for (i, p) in cal.points.iter().enumerate() {
+        let _ = write!(out, "{i},");
+        for v in &p.values {
+            let _ = write!(out, "{v},");
+        }
+        let _ = writeln!(out, "{}", p.objective);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_of_values_in_tables_arrays_and_inline_tables() {
+        let text = "[background]\noffered_load = 0.7 # the other groups\n[[background.seasons]]\nname = \"a\"\nmultiplier = 1.3\n[[background.seasons]]\nname = \"b\"\nmultiplier = 1.45\n[[campus.accounts]]\nname = \"g\"\npatience_hours = { kind = \"lognormal\", mean = 48, cv = 1 }\n";
+        let at = |p: &str| value_span(text, p).map(|s| &text[s]);
+        assert_eq!(at("background.offered_load"), Some("0.7"));
+        assert_eq!(at("background.seasons.b.multiplier"), Some("1.45"));
+        assert_eq!(at("background.seasons.0.multiplier"), Some("1.3"));
+        assert_eq!(at("campus.accounts.g.patience_hours.mean"), Some("48"));
+        assert_eq!(at("background.seasons.c.multiplier"), None);
+        assert_eq!(at("campus.gpus"), None);
+    }
+}
