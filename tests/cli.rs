@@ -137,8 +137,16 @@ fn bench_smoke_runs_every_case() {
     let out = burstsim().args(["bench", "--smoke", "--only", "e"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
-    for case in ["fcfs-reference", "easy-0.85-year", "easy-0.95", "default-e2e"] {
+    for case in
+        ["fcfs-reference", "easy-0.85-year", "easy-0.95", "default-e2e", "saturated", "threshold-sweep", "exam-season"]
+    {
         assert!(text.contains(case), "{text}");
+    }
+    // The users' cases give their speed against the pool model on the same jobs.
+    for case in ["default-e2e", "saturated", "threshold-sweep", "exam-season"] {
+        let row = text.lines().find(|l| l.starts_with(case)).unwrap();
+        let ratio: f64 = row.split_whitespace().nth(7).unwrap().parse().unwrap_or_else(|_| panic!("{row}"));
+        assert!(ratio > 0.0, "{row}");
     }
 }
 

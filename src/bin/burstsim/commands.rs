@@ -315,10 +315,30 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     }
     let default = Scenario::embedded_default();
     if wanted("default-e2e") {
-        run(single.install(|| bench::end_to_end_case("default-e2e", &default, reps)));
+        let what = "the shipped default, exactly (nodes, multifactor, 6 accounts), 1 thread";
+        let scn = if a.smoke { bench::shortened(&default, 7.0) } else { default.clone() };
+        run(single.install(|| bench::end_to_end_vs_pool("default-e2e", what, &scn, reps)));
+    }
+    if wanted("saturated") {
+        let scn =
+            if a.smoke { bench::shortened(&bench::saturated_scenario(), 3.0) } else { bench::saturated_scenario() };
+        let peak = single.install(|| bench::peak_queued(&scn));
+        let what =
+            format!("the default's graduation season (load ≈ 1.0, up to {peak} jobs queued), campus-only, 1 thread");
+        run(single.install(|| bench::end_to_end_vs_pool("saturated", &what, &scn, reps)));
+    }
+    // The shipped sweeps on nodes: long, so one repetition at a fixed replication count.
+    let (sweep_reps, shrink) = if a.smoke { (1, Some(3)) } else { (a.sweep_replications, None) };
+    for (name, text, file) in [
+        ("threshold-sweep", include_str!("../../../scenarios/threshold-sweep.toml"), "scenarios/threshold-sweep.toml"),
+        ("exam-season", include_str!("../../../scenarios/exam-season.toml"), "scenarios/exam-season.toml"),
+    ] {
+        if wanted(name) {
+            run(bench::sweep_case(name, text, file, sweep_reps, 1, shrink));
+        }
     }
     if wanted("monte-carlo") {
-        let scn = if a.smoke { default.clone().with_overrides(None, Some(2)) } else { default.clone() };
+        let scn = if a.smoke { bench::shortened(&default, 7.0).with_overrides(None, Some(2)) } else { default.clone() };
         let r1 = bench::monte_carlo_case(&scn, 1, reps.min(3));
         let r2 = bench::monte_carlo_case(&scn, 2, reps.min(3));
         let speedup = r1.median() / r2.median();
@@ -330,6 +350,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     // outages, patience and balking (scenarios/capacity.toml).
     let capacity = Scenario::from_toml_str(include_str!("../../../scenarios/capacity.toml"), "scenarios/capacity.toml")
         .expect("the shipped capacity scenario is valid");
+    let capacity = if a.smoke { bench::shortened(&capacity, 7.0) } else { capacity };
     if wanted("capacity-e2e") {
         run(single.install(|| bench::end_to_end_case("capacity-e2e", &capacity, reps)));
     }
