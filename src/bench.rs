@@ -204,15 +204,18 @@ pub fn on_pool(scenario: &Scenario) -> Scenario {
     s
 }
 
-/// The `saturated` case's scenario: the default campus, workload and calendar (exactly
-/// the shipped default) over its graduation season, 1 April to 25 May, where the
-/// background's offered load is 0.70 × 1.45 ≈ 1.0 and thousands of jobs queue; after the
+/// The `saturated` case's scenario: the shipped default's campus, accounts and workload,
+/// with its graduation season (background offered load 0.70 × 1.45 ≈ 1.0) started on
+/// 1 March instead of 1 April, so that 86 days at load 1.0 (to 25 May) queue over 2,000
+/// jobs (the default's own 55 days peak near 1,600); measured from 1 March after the
 /// default's 14-day warm-up; campus-only (the queue is the point, not the cloud).
 pub fn saturated_scenario() -> Scenario {
     let mut doc: toml::Table = toml::from_str(crate::scenario::DEFAULT_SCENARIO).expect("the default parses");
     let sim = doc.get_mut("simulation").and_then(toml::Value::as_table_mut).expect("the default has [simulation]");
-    sim.insert("start_date".into(), "2027-04-01".into());
-    sim.insert("horizon_days".into(), 55.into());
+    sim.insert("start_date".into(), "2027-03-01".into());
+    sim.insert("horizon_days".into(), 86.into());
+    sweep::set_path(&mut doc, "background.seasons.graduation-season.start", "03-01")
+        .expect("the default has a graduation season");
     if let Some(toml::Value::Array(policies)) = doc.get_mut("policies") {
         policies.retain(|p| p.get("kind").and_then(toml::Value::as_str) == Some("campus-only"));
     }
