@@ -1,16 +1,26 @@
 //! Built-in benchmarks behind `burstsim bench`: the engine alone on reference
-//! configurations, the default scenario end to end, and Monte Carlo scaling over threads.
+//! configurations, the users' own work (the default scenario end to end, a saturated
+//! season, the shipped sweeps on the node model), and Monte Carlo scaling over threads.
+//!
+//! The users' cases also run on the pool model **with the same jobs** (the same scenario
+//! with `campus.placement` switched to the pool, repetitions interleaved with the node
+//! runs), so the table gives how far the faithful model is from the idealised one in one
+//! run, on one machine load.
 //!
 //! A command rather than `benches/` because it measures the exact binary users run, needs
 //! no extra dependency or compile step, and can be repeated on any machine (including a
 //! cluster node) with one line. Each case runs several times; we report the median and
 //! the range, never a single time.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
-use crate::engine::simulate;
+use crate::engine::{Observer, Place, simulate, simulate_observed};
 use crate::experiment;
 use crate::scenario::Scenario;
+use crate::scenario::raw::Placement;
+use crate::sweep::{self, Sweep};
+use crate::units::SimTime;
 use crate::workload::JobStream;
 
 /// One benchmark case and its measurements.
@@ -26,6 +36,9 @@ pub struct BenchResult {
     pub unit: &'static str,
     /// Wall-clock seconds of each repetition.
     pub seconds: Vec<f64>,
+    /// Wall-clock seconds of each repetition of the same work on the pool model (same
+    /// jobs), when the case has a pool twin.
+    pub pool_seconds: Vec<f64>,
 }
 
 impl BenchResult {
@@ -46,6 +59,16 @@ impl BenchResult {
     /// Units per second at the median.
     pub fn rate(&self) -> f64 {
         self.units / self.median()
+    }
+    /// This case's speed as a share of the pool model's on the same jobs (pool median
+    /// seconds over this median), when it has a pool twin.
+    pub fn pool_ratio(&self) -> Option<f64> {
+        if self.pool_seconds.is_empty() {
+            return None;
+        }
+        let mut s = self.pool_seconds.clone();
+        s.sort_by(f64::total_cmp);
+        Some(crate::stats::percentile_sorted(&s, 0.5) / self.median())
     }
 }
 
@@ -116,7 +139,14 @@ pub fn engine_case(name: &str, what: &str, scenario: &Scenario, repetitions: usi
         seconds.push(t.elapsed().as_secs_f64());
         std::hint::black_box(out);
     }
-    BenchResult { name: name.into(), what: what.into(), units: jobs.jobs.len() as f64, unit: "jobs", seconds }
+    BenchResult {
+        name: name.into(),
+        what: what.into(),
+        units: jobs.jobs.len() as f64,
+        unit: "jobs",
+        seconds,
+        pool_seconds: Vec::new(),
+    }
 }
 
 /// Times one replication of every policy of a scenario, generation included.
@@ -124,13 +154,9 @@ pub fn end_to_end_case(name: &str, scenario: &Scenario, repetitions: usize) -> B
     let mut seconds = Vec::new();
     let mut jobs = 0;
     for _ in 0..repetitions {
-        let t = Instant::now();
-        let stream = JobStream::generate(scenario, 0);
-        for p in 0..scenario.policies.len() {
-            std::hint::black_box(simulate(scenario, &stream, p, 0));
-        }
-        seconds.push(t.elapsed().as_secs_f64());
-        jobs = stream.jobs.len() * scenario.policies.len();
+        let (s, n) = time_end_to_end(scenario);
+        seconds.push(s);
+        jobs = n;
     }
     BenchResult {
         name: name.into(),
@@ -138,6 +164,172 @@ pub fn end_to_end_case(name: &str, scenario: &Scenario, repetitions: usize) -> B
         units: jobs as f64,
         unit: "jobs",
         seconds,
+        pool_seconds: Vec::new(),
+    }
+}
+
+/// As [`end_to_end_case`], each repetition followed by the same work on the pool model
+/// ([`on_pool`]), so both see the same machine load.
+pub fn end_to_end_vs_pool(name: &str, what: &str, scenario: &Scenario, repetitions: usize) -> BenchResult {
+    let pool = on_pool(scenario);
+    let mut r = end_to_end_case(name, scenario, 0);
+    for _ in 0..repetitions {
+        let (s, n) = time_end_to_end(scenario);
+        r.seconds.push(s);
+        r.units = n as f64;
+        r.pool_seconds.push(time_end_to_end(&pool).0);
+    }
+    r.what = format!("{what}; {} policies × 1 replication, generation included", scenario.policies.len());
+    r
+}
+
+/// Seconds to generate replication 0 and simulate it under every policy, and the jobs
+/// simulated (jobs × policies).
+fn time_end_to_end(scenario: &Scenario) -> (f64, usize) {
+    let t = Instant::now();
+    let stream = JobStream::generate(scenario, 0);
+    for p in 0..scenario.policies.len() {
+        std::hint::black_box(simulate(scenario, &stream, p, 0));
+    }
+    (t.elapsed().as_secs_f64(), stream.jobs.len() * scenario.policies.len())
+}
+
+/// The same scenario on the pool model: one queue of identical GPUs (as many as the
+/// nodes hold), the group's GPU limit, FCFS or EASY as the scenario says; node shapes,
+/// priorities and the other accounts' limits are not modelled there. The job stream is
+/// unchanged, so the two models simulate the same jobs.
+pub fn on_pool(scenario: &Scenario) -> Scenario {
+    let mut s = scenario.clone();
+    s.campus.placement = Placement::Pool;
+    s
+}
+
+/// The `saturated` case's scenario: the shipped default's campus, accounts and workload,
+/// with its graduation season (background offered load 0.70 × 1.45 ≈ 1.0) started on
+/// 1 March instead of 1 April, so that 86 days at load 1.0 (to 25 May) queue over 2,000
+/// jobs (the default's own 55 days peak near 1,600); measured from 1 March after the
+/// default's 14-day warm-up; campus-only (the queue is the point, not the cloud).
+pub fn saturated_scenario() -> Scenario {
+    let mut doc: toml::Table = toml::from_str(crate::scenario::DEFAULT_SCENARIO).expect("the default parses");
+    let sim = doc.get_mut("simulation").and_then(toml::Value::as_table_mut).expect("the default has [simulation]");
+    sim.insert("start_date".into(), "2027-03-01".into());
+    sim.insert("horizon_days".into(), 86.into());
+    sweep::set_path(&mut doc, "background.seasons.graduation-season.start", "03-01")
+        .expect("the default has a graduation season");
+    if let Some(toml::Value::Array(policies)) = doc.get_mut("policies") {
+        policies.retain(|p| p.get("kind").and_then(toml::Value::as_str) == Some("campus-only"));
+    }
+    let text = toml::to_string(&doc).expect("serialises");
+    Scenario::from_toml_str(&text, "saturated").expect("the saturated scenario is valid")
+}
+
+/// A scenario cut to `days` of measured window after one day of warm-up (a smoke test's
+/// version of a long case: it runs the same code, it measures nothing).
+///
+/// # Panics
+/// When the shortened scenario does not validate (a shipped scenario always does).
+pub fn shortened(scenario: &Scenario, days: f64) -> Scenario {
+    let mut raw = scenario.raw.clone();
+    raw.simulation.horizon_days = Some(days);
+    raw.simulation.warmup_days = 1.0;
+    Scenario::from_raw(raw).expect("a shortened shipped scenario is valid")
+}
+
+/// Counts waiting jobs over time: submissions minus first campus starts.
+#[derive(Default)]
+struct FirstStarts {
+    seen: std::collections::HashSet<u32>,
+    times: Vec<SimTime>,
+}
+
+impl Observer for FirstStarts {
+    fn started(&mut self, t: SimTime, job: u32, place: Place, _gpus: u32) {
+        if place == Place::Campus && self.seen.insert(job) {
+            self.times.push(t);
+        }
+    }
+}
+
+/// The most jobs waiting at once for their first start on campus in replication 0 of a
+/// campus-only scenario (every job is submitted to campus), to show that a case is as
+/// saturated as it claims.
+pub fn peak_queued(scenario: &Scenario) -> usize {
+    let stream = JobStream::generate(scenario, 0);
+    let mut starts = FirstStarts::default();
+    simulate_observed(scenario, &stream, 0, 0, &mut starts);
+    let mut submits: Vec<SimTime> = stream.jobs.iter().map(|j| j.submit).collect();
+    submits.sort_unstable();
+    starts.times.sort_unstable();
+    let (mut peak, mut s) = (0usize, 0usize);
+    for (i, &t) in submits.iter().enumerate() {
+        while s < starts.times.len() && starts.times[s] <= t {
+            s += 1;
+        }
+        peak = peak.max(i + 1 - s.min(i + 1));
+    }
+    peak
+}
+
+/// Times a shipped sweep on the node model (`campus.placement = "nodes"` forced in the
+/// document, whatever the file says) at `replications` per point, and the same sweep on
+/// the pool model, interleaved; policies unchanged between points are reused as `burstsim
+/// sweep` does. `shrink_days`: a short horizon for a smoke test. Units: jobs simulated,
+/// counted from replication 0 of each point's job stream (replications differ by a few
+/// percent) times the replications and policies run.
+///
+/// # Panics
+/// When the shipped file does not make a valid sweep (a bug caught by the smoke test).
+pub fn sweep_case(
+    name: &str,
+    text: &str,
+    file: &str,
+    replications: u32,
+    repetitions: usize,
+    shrink_days: Option<u32>,
+) -> BenchResult {
+    let mut sw = Sweep::new(text, file, &[]).expect("the shipped sweep is valid");
+    let campus = sw.base.get_mut("campus").and_then(toml::Value::as_table_mut).expect("the sweep has [campus]");
+    campus.insert("placement".into(), "nodes".into());
+    let sim = sw.base.get_mut("simulation").and_then(toml::Value::as_table_mut).expect("the sweep has [simulation]");
+    sim.insert("replications".into(), i64::from(replications).into());
+    if let Some(days) = shrink_days {
+        sim.insert("horizon_days".into(), i64::from(days).into());
+        sim.insert("warmup_days".into(), 1.into());
+    }
+    let points: Vec<Scenario> =
+        (0..sw.points.len()).map(|p| sw.scenario(p).expect("every point of the shipped sweep is valid")).collect();
+    let run_all = |scenarios: &[Scenario]| -> (f64, f64) {
+        let t = Instant::now();
+        let mut cache = HashMap::new();
+        let mut jobs = 0.0;
+        for s in scenarios {
+            let fresh = (0..s.policies.len()).filter(|&p| !cache.contains_key(&sweep::policy_key(s, p))).count();
+            std::hint::black_box(sweep::run_point(s, &mut cache, &|| {}, &|| false));
+            jobs += (fresh * s.replications as usize) as f64;
+        }
+        (t.elapsed().as_secs_f64(), jobs)
+    };
+    let pool: Vec<Scenario> = points.iter().map(on_pool).collect();
+    let (mut seconds, mut pool_seconds, mut policy_years) = (Vec::new(), Vec::new(), 0.0);
+    for _ in 0..repetitions {
+        let (s, n) = run_all(&points);
+        seconds.push(s);
+        policy_years = n;
+        pool_seconds.push(run_all(&pool).0);
+    }
+    // Jobs per policy-replication, from each point's replication 0.
+    let per_year =
+        points.iter().map(|s| JobStream::generate(s, 0).jobs.len() as f64).sum::<f64>() / points.len() as f64;
+    BenchResult {
+        name: name.into(),
+        what: format!(
+            "{file} on nodes, {} points × {replications} replications ({policy_years:.0} policy-replications), all threads",
+            points.len()
+        ),
+        units: policy_years * per_year,
+        unit: "jobs",
+        seconds,
+        pool_seconds,
     }
 }
 
@@ -162,12 +354,14 @@ pub fn monte_carlo_case(scenario: &Scenario, threads: usize, repetitions: usize)
         units: f64::from(scenario.replications),
         unit: "replications",
         seconds,
+        pool_seconds: Vec::new(),
     }
 }
 
 /// The results as an aligned table.
 pub fn to_table(results: &[BenchResult]) -> String {
-    let mut out = format!("{:<20} {:>10} {:>21} {:>16}  {}\n", "case", "median s", "range s", "rate", "what");
+    let mut out =
+        format!("{:<20} {:>10} {:>21} {:>16} {:>8}  {}\n", "case", "median s", "range s", "rate", "vs pool", "what");
     for r in results {
         let (lo, hi) = r.range();
         let rate = r.rate();
@@ -178,13 +372,15 @@ pub fn to_table(results: &[BenchResult]) -> String {
         } else {
             format!("{rate:.2} {}/s", r.unit)
         };
+        let vs_pool = r.pool_ratio().map_or("-".to_string(), |x| format!("{x:.2}"));
         out.push_str(&format!(
-            "{:<20} {:>10.3} {:>10.3} – {:<8.3} {:>16}  {}\n",
+            "{:<20} {:>10.3} {:>10.3} – {:<8.3} {:>16} {:>8}  {}\n",
             r.name,
             r.median(),
             lo,
             hi,
             rate,
+            vs_pool,
             r.what
         ));
     }

@@ -17,6 +17,7 @@ pub mod placement;
 pub mod plan;
 pub mod pool;
 pub mod priority;
+mod queue;
 
 use crate::scenario::Campus;
 use crate::scenario::raw::Placement;

@@ -139,8 +139,21 @@ fn bench_smoke_runs_every_case() {
     let out = burstsim().args(["bench", "--smoke", "--only", "e"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
-    for case in ["fcfs-reference", "easy-0.85-year", "easy-0.95", "default-e2e"] {
+    for case in
+        ["fcfs-reference", "easy-0.85-year", "easy-0.95", "default-e2e", "saturated", "threshold-sweep", "exam-season"]
+    {
         assert!(text.contains(case), "{text}");
+    }
+    // The users' cases give their speed against the pool model on the same jobs.
+    for case in ["default-e2e", "saturated", "threshold-sweep", "exam-season"] {
+        let row = text.lines().find(|l| l.starts_with(case)).unwrap();
+        let ratio: f64 = row
+            .split("jobs/s")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no 'vs pool' ratio after the rate: {row}"));
+        assert!(ratio > 0.0, "{row}");
     }
 }
 

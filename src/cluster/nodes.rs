@@ -26,130 +26,11 @@ use super::limits::Limits;
 use super::placement::{Allocation, Nodes, Shape};
 use super::plan::{Ask, Plan};
 use super::priority::PriorityState;
+use super::queue::{Queue, Waiting, Walk};
 use super::{QueuedJob, Request};
 use crate::scenario::Campus;
 use crate::scenario::raw::SchedulerKind;
 use crate::units::SimTime;
-
-/// A waiting job.
-#[derive(Clone, Copy, Debug)]
-struct Waiting {
-    q: QueuedJob,
-    req: Request,
-    shape: Shape,
-    /// Eligible since (submission, or re-queue after a walltime kill).
-    since: SimTime,
-    seq: u64,
-    priority: f64,
-}
-
-impl Waiting {
-    /// Queue order: higher priority first, then earlier submission.
-    fn key(&self) -> Key {
-        Key(self.priority, self.seq)
-    }
-}
-
-/// A position in the queue: higher priority first, then earlier submission.
-#[derive(Clone, Copy, Debug)]
-struct Key(f64, u64);
-
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == std::cmp::Ordering::Equal
-    }
-}
-impl Eq for Key {}
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Key {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        other.0.total_cmp(&self.0).then(self.1.cmp(&other.1))
-    }
-}
-
-/// The waiting jobs in priority order, kept per account.
-///
-/// Two facts make this fast where one sorted queue was slow (an exam-season queue holds
-/// thousands of jobs, many held by their account's limit): an account at its limit is
-/// skipped as a whole in O(1), and a priority recomputation changes little of each
-/// account's order (its jobs share the fair-share factor and age at the same rate), so the
-/// per-account re-sort is nearly linear. The queue order is the merge of the accounts'
-/// orders by priority, then submission.
-#[derive(Debug, Default)]
-struct Queue {
-    accounts: Vec<Vec<Waiting>>,
-    len: usize,
-}
-
-impl Queue {
-    fn new(accounts: usize) -> Queue {
-        Queue { accounts: vec![Vec::new(); accounts], len: 0 }
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    fn insert(&mut self, w: Waiting) {
-        let v = &mut self.accounts[usize::from(w.req.account)];
-        let i = v.partition_point(|x| x.key() < w.key());
-        v.insert(i, w);
-        self.len += 1;
-    }
-    /// Removes a job of a known account.
-    fn remove_from(&mut self, account: u16, job: u32) -> Option<Waiting> {
-        let v = &mut self.accounts[usize::from(account)];
-        let i = v.iter().position(|w| w.q.job == job)?;
-        self.len -= 1;
-        Some(v.remove(i))
-    }
-    /// Removes a job of any account.
-    fn remove(&mut self, job: u32) -> Option<Waiting> {
-        let a = self.accounts.iter().position(|v| v.iter().any(|w| w.q.job == job))?;
-        self.remove_from(a as u16, job)
-    }
-    /// Every waiting job, in queue order.
-    fn iter(&self) -> Merged<'_> {
-        Merged { queue: self, at: vec![0; self.accounts.len()] }
-    }
-    /// Recomputes priorities and restores each account's order.
-    fn reorder(&mut self, mut priority: impl FnMut(&Waiting) -> f64) {
-        for v in &mut self.accounts {
-            for w in v.iter_mut() {
-                w.priority = priority(w);
-            }
-            v.sort_by_key(Waiting::key);
-        }
-    }
-}
-
-/// The queue in order: a merge of the accounts' sorted lists.
-struct Merged<'a> {
-    queue: &'a Queue,
-    at: Vec<usize>,
-}
-
-impl<'a> Iterator for Merged<'a> {
-    type Item = &'a Waiting;
-    fn next(&mut self) -> Option<&'a Waiting> {
-        let mut best: Option<(usize, &'a Waiting)> = None;
-        for (a, v) in self.queue.accounts.iter().enumerate() {
-            if let Some(w) = v.get(self.at[a])
-                && best.is_none_or(|b| w.key() < b.1.key())
-            {
-                best = Some((a, w));
-            }
-        }
-        let (a, w) = best?;
-        self.at[a] += 1;
-        Some(w)
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Running {
@@ -186,9 +67,9 @@ pub struct NodeCluster {
     account_running: Vec<Vec<(SimTime, u32)>>,
     /// The plan of the last pass (its buffers are reused).
     plan: Plan,
-    /// Reused scratch: per-partition "blocked" flags and per-account queue cursors of a pass.
+    /// Reused scratch: per-partition "blocked" flags and the queue walk of a pass.
     scratch_blocked: Vec<bool>,
-    scratch_at: Vec<usize>,
+    walk: Walk,
     seq: u64,
     queued_gpus: u64,
     queued_group: usize,
@@ -211,7 +92,7 @@ impl NodeCluster {
             account_running: vec![Vec::new(); campus.accounts.len()],
             plan,
             scratch_blocked: Vec::new(),
-            scratch_at: Vec::new(),
+            walk: Walk::default(),
             total: campus.gpus,
             busy: 0,
             nodes,
@@ -475,59 +356,48 @@ impl NodeCluster {
         next
     }
 
-    /// Per-account queue cursors at the front, from the reused scratch buffer (give it
-    /// back with `self.scratch_at = at`).
-    fn cursors(&mut self) -> Vec<usize> {
-        let mut at = std::mem::take(&mut self.scratch_at);
-        at.clear();
-        at.resize(self.queue.accounts.len(), 0);
-        at
+    /// Whether account `a`'s jobs may be visited by a pass: its limit does not hold even
+    /// a 1-GPU job (GPUs or running jobs at the cap). Otherwise it is skipped whole.
+    fn open(&self, a: usize) -> bool {
+        self.limits.hold(a as u16, 1).is_none()
     }
 
-    /// The next job in queue order from the cursors `at` (one per account), skipping
-    /// accounts whose limit holds every job they could have (GPUs or running jobs at the
-    /// cap). Does not advance the cursors.
-    fn next_job(&self, at: &[usize]) -> Option<Waiting> {
-        let mut best: Option<Waiting> = None;
-        for (a, v) in self.queue.accounts.iter().enumerate() {
-            let Some(w) = v.get(at[a]) else { continue };
-            if self.limits.hold(a as u16, 1).is_some() {
-                continue; // even a 1-GPU job of this account is held: all of them are
-            }
-            if best.is_none_or(|b| w.key() < b.key()) {
-                best = Some(*w);
-            }
-        }
-        best
+    /// The queue walk from the front, from the reused scratch buffer (give it back with
+    /// `self.walk = walk`).
+    fn walk_from_front(&mut self) -> Walk {
+        let mut walk = std::mem::take(&mut self.walk);
+        walk.restart(&self.queue, |a| self.open(a));
+        walk
     }
 
     fn main_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
         let mut blocked = std::mem::take(&mut self.scratch_blocked);
         blocked.clear();
         blocked.resize(self.max_per_node.len(), false);
-        let mut at = self.cursors();
-        while let Some(w) = self.next_job(&at) {
+        let mut walk = self.walk_from_front();
+        while let Some(a) = walk.next() {
             if self.busy == self.total || blocked.iter().all(|&b| b) {
                 break;
             }
-            let a = usize::from(w.req.account);
+            let w = *walk.job(&self.queue, a);
             let p = usize::from(w.req.partition);
             if blocked[p] || self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
-                at[a] += 1;
+                walk.skip(&self.queue, a, self.open(a));
                 continue;
             }
             if !self.maintenance_blocks(now, w.q.walltime)
                 && let Some(alloc) = self.nodes.place(w.req.partition, w.shape)
             {
-                self.queue.remove_from(w.req.account, w.q.job); // the cursor now points at the next
+                walk.take(&mut self.queue, a); // the cursor now points at the next
                 self.start(now, &w, alloc, started);
+                walk.refresh(&self.queue, a, self.open(a));
                 continue;
             }
             blocked[p] = true;
-            at[a] += 1;
+            walk.skip(&self.queue, a, self.open(a));
         }
         self.scratch_blocked = blocked;
-        self.scratch_at = at;
+        self.walk = walk;
     }
 
     /// GPUs a job will hold (whole nodes for a multi-node job without a shape).
@@ -567,11 +437,12 @@ impl NodeCluster {
         // would test does, it would only make reservations, which change nothing until
         // the next pass recomputes them. Skip it (same starts, far less work).
         let could_start = {
-            let mut at = self.cursors();
+            let mut walk = self.walk_from_front();
             let mut tested = 0;
             let mut found = false;
-            while let Some(w) = self.next_job(&at) {
-                at[usize::from(w.req.account)] += 1;
+            while let Some(a) = walk.next() {
+                let w = *walk.job(&self.queue, a);
+                walk.skip(&self.queue, a, true); // no limit changes in this scan
                 if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
                     continue;
                 }
@@ -584,7 +455,7 @@ impl NodeCluster {
                     break;
                 }
             }
-            self.scratch_at = at;
+            self.walk = walk;
             found
         };
         if !could_start {
@@ -593,14 +464,14 @@ impl NodeCluster {
 
         let mut plan = self.take_plan(now, now.saturating_add(self.window));
         let (mut tested, mut reserved) = (0u32, 0u32);
-        let mut at = self.cursors();
-        while let Some(w) = self.next_job(&at) {
+        let mut walk = self.walk_from_front();
+        while let Some(a) = walk.next() {
             if tested >= self.max_job_test {
                 break;
             }
-            let a = usize::from(w.req.account);
+            let w = *walk.job(&self.queue, a);
             if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
-                at[a] += 1;
+                walk.skip(&self.queue, a, true); // the account's limit did not change
                 continue;
             }
             tested += 1;
@@ -611,12 +482,13 @@ impl NodeCluster {
             match found {
                 Some((t, alloc)) if t == now => {
                     plan.reserve(t, &alloc, &ask);
-                    self.queue.remove_from(w.req.account, w.q.job);
+                    walk.take(&mut self.queue, a); // the cursor now points at the next
                     self.start(now, &w, alloc, started);
                     if self.busy == self.total || !plan.any_free_now_anywhere() {
                         break;
                     }
-                    continue; // the cursor now points at the next
+                    walk.refresh(&self.queue, a, self.open(a));
+                    continue;
                 }
                 Some((t, alloc)) => {
                     plan.reserve(t, &alloc, &ask);
@@ -624,9 +496,9 @@ impl NodeCluster {
                 }
                 None => {}
             }
-            at[a] += 1;
+            walk.skip(&self.queue, a, true);
         }
-        self.scratch_at = at;
+        self.walk = walk;
         self.plan = plan;
     }
 

@@ -61,6 +61,10 @@ pub struct BenchArgs {
     /// Only cases whose name contains this text.
     #[arg(long)]
     pub only: Option<String>,
+    /// Replications per point in the shipped-sweep cases (one repetition each; the
+    /// shipped files ask for 20, so the time at 20 is about 20 / N times this one).
+    #[arg(long, default_value_t = 2)]
+    pub sweep_replications: u32,
 }
 
 /// `burstsim run`.

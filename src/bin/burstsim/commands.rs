@@ -107,12 +107,37 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
         ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
     };
     pb.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta} left)")
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta_average} left)")
             .expect("valid template")
+            .with_key("eta_average", eta_from_average)
             .progress_chars("=> "),
     );
     pb.set_message(what.to_string());
     pb
+}
+
+/// Time left at the average rate since the bar started (elapsed × left / done). The units
+/// of a bar are alike (replications, or a sweep's policy-replications), so this is close
+/// once a tenth is done; indicatif's own `{eta}` weighs the last few steps, which arrive
+/// in bursts (one per thread, then nothing while a chunk runs) and made it jump.
+fn eta_from_average(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let (done, len) = (state.pos(), state.len().unwrap_or(0));
+    if done == 0 {
+        let _ = w.write_str("…");
+        return;
+    }
+    let secs = state.elapsed().as_secs_f64() * len.saturating_sub(done) as f64 / done as f64;
+    let _ = write!(w, "{:#}", indicatif::HumanDuration(std::time::Duration::from_secs_f64(secs)));
+}
+
+/// A rate with three significant digits (0.0412, 0.412, 4.12, 41.2, 412), so that a slow
+/// run does not print "0.0 replications/s".
+fn significant(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{x:.decimals$}")
 }
 
 /// Progress under sequential stopping: the total is unknown, so show replications done
@@ -221,11 +246,11 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     }
     let n = results.replications.len();
     eprintln!(
-        "burstsim: {} replications × {} policies in {:.1} s ({:.1} replications/s, {} threads)",
+        "burstsim: {} replications × {} policies in {:.1} s ({} replications/s, {} threads)",
         n,
         scenario.policies.len(),
         elapsed,
-        n as f64 / elapsed.max(1e-9),
+        significant(n as f64 / elapsed.max(1e-9)),
         pool.current_num_threads()
     );
     if let experiment::Stopping::Interrupted { sequential, .. } = stopping {
@@ -359,10 +384,30 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     }
     let default = Scenario::embedded_default();
     if wanted("default-e2e") {
-        run(single.install(|| bench::end_to_end_case("default-e2e", &default, reps)));
+        let what = "the shipped default, exactly (nodes, multifactor, 6 accounts), 1 thread";
+        let scn = if a.smoke { bench::shortened(&default, 7.0) } else { default.clone() };
+        run(single.install(|| bench::end_to_end_vs_pool("default-e2e", what, &scn, reps)));
+    }
+    if wanted("saturated") {
+        let scn =
+            if a.smoke { bench::shortened(&bench::saturated_scenario(), 3.0) } else { bench::saturated_scenario() };
+        let peak = single.install(|| bench::peak_queued(&scn));
+        let what =
+            format!("the default's graduation season (load ≈ 1.0, up to {peak} jobs queued), campus-only, 1 thread");
+        run(single.install(|| bench::end_to_end_vs_pool("saturated", &what, &scn, reps)));
+    }
+    // The shipped sweeps on nodes: long, so one repetition at a fixed replication count.
+    let (sweep_reps, shrink) = if a.smoke { (1, Some(3)) } else { (a.sweep_replications, None) };
+    for (name, text, file) in [
+        ("threshold-sweep", include_str!("../../../scenarios/threshold-sweep.toml"), "scenarios/threshold-sweep.toml"),
+        ("exam-season", include_str!("../../../scenarios/exam-season.toml"), "scenarios/exam-season.toml"),
+    ] {
+        if wanted(name) {
+            run(bench::sweep_case(name, text, file, sweep_reps, 1, shrink));
+        }
     }
     if wanted("monte-carlo") {
-        let scn = if a.smoke { default.clone().with_overrides(None, Some(2)) } else { default.clone() };
+        let scn = if a.smoke { bench::shortened(&default, 7.0).with_overrides(None, Some(2)) } else { default.clone() };
         let r1 = bench::monte_carlo_case(&scn, 1, reps.min(3));
         let r2 = bench::monte_carlo_case(&scn, 2, reps.min(3));
         let speedup = r1.median() / r2.median();
@@ -374,6 +419,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     // outages, patience and balking (scenarios/capacity.toml).
     let capacity = Scenario::from_toml_str(include_str!("../../../scenarios/capacity.toml"), "scenarios/capacity.toml")
         .expect("the shipped capacity scenario is valid");
+    let capacity = if a.smoke { bench::shortened(&capacity, 7.0) } else { capacity };
     if wanted("capacity-e2e") {
         run(single.install(|| bench::end_to_end_case("capacity-e2e", &capacity, reps)));
     }
@@ -478,17 +524,30 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             );
         }
     }
-    let pb = progress_bar(total as u64, a.quiet, "sweep points");
-    pb.set_position(done_before as u64);
+    // Progress in policy-replications, the unit of work: a point that reuses a policy
+    // simulated at an earlier point costs less, and counting points made the ETA wrong.
+    let to_run = |p: usize| !(st.is_done(p) || shard.is_some_and(|(i, n)| p as u32 % n != i));
+    let mut planned = std::collections::HashSet::new();
+    let (mut work, mut total_work) = (vec![0u64; total], 0u64);
+    for (p, units) in work.iter_mut().enumerate() {
+        if to_run(p) {
+            let scn = sw.scenario(p)?;
+            let fresh = (0..scn.policies.len()).filter(|&k| planned.insert(sweep::policy_key(&scn, k))).count();
+            *units = fresh as u64; // per replication
+            total_work += fresh as u64 * u64::from(scn.replications);
+        }
+    }
+    let pb = progress_bar(total_work, a.quiet, "policy-replications");
     let started = Instant::now();
     let mut cache = std::collections::HashMap::new();
     for p in 0..total {
-        if st.is_done(p) || shard.is_some_and(|(i, n)| p as u32 % n != i) {
+        if !to_run(p) {
             continue;
         }
         let scn = sw.scenario(p)?;
-        pb.set_message(sw.label(p));
-        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &|| {}, &interrupted))? else {
+        pb.set_message(format!("policy-replications, point {}", sw.label(p)));
+        let tick = || pb.inc(work[p]);
+        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &tick, &interrupted))? else {
             pb.finish_and_clear();
             let done = (0..total).filter(|&p| st.is_done(p)).count();
             eprintln!(
@@ -498,7 +557,6 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         };
         st.save(p, &sw.label(p), &scn, &results)?;
-        pb.inc(1);
     }
     pb.finish_and_clear();
     let done = (0..total).filter(|&p| st.is_done(p)).count();
