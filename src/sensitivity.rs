@@ -147,7 +147,11 @@ pub fn run(
     for (input, (low_s, high_s)) in inputs.iter().zip(&variants) {
         let mut levels = Vec::new();
         for (kind, s, v) in [(LevelKind::Low, low_s, input.low), (LevelKind::High, high_s, input.high)] {
-            let (r, stopping) = experiment::run_until(s, None, progress, stop);
+            let (r, stopping) = experiment::run_until(s, None, progress, stop).map_err(|runaway| LevelError {
+                input: input.id.clone(),
+                value: v,
+                message: runaway.to_string(),
+            })?;
             if matches!(stopping, experiment::Stopping::Interrupted { .. }) {
                 return Ok(None);
             }
