@@ -540,13 +540,13 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let pb = progress_bar(total_work, a.quiet, "policy-replications");
     let started = Instant::now();
     let mut cache = std::collections::HashMap::new();
-    for p in 0..total {
+    for (p, &units) in work.iter().enumerate() {
         if !to_run(p) {
             continue;
         }
         let scn = sw.scenario(p)?;
         pb.set_message(format!("policy-replications, point {}", sw.label(p)));
-        let tick = || pb.inc(work[p]);
+        let tick = || pb.inc(units);
         let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &tick, &interrupted))? else {
             pb.finish_and_clear();
             let done = (0..total).filter(|&p| st.is_done(p)).count();
