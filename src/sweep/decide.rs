@@ -693,7 +693,7 @@ mod tests {
         PointResult {
             point: i,
             label: format!("point {i}"),
-            summaries: Summaries { rows, paired: Vec::new(), classes: Vec::new() },
+            summaries: Summaries { rows, paired: Vec::new(), classes: Vec::new(), seasons: Vec::new() },
             risk: Vec::new(),
         }
     }

@@ -619,6 +619,7 @@ mod tests {
                 ],
                 paired: Vec::new(),
                 classes: Vec::new(),
+                seasons: Vec::new(),
             },
             risk: vec![PolicyRisk { policy: policy.into(), count: MissCount { years: n, missed, undefined: 0 } }],
         }
