@@ -41,14 +41,21 @@ fn interrupted() -> bool {
 }
 
 /// First Ctrl-C / SIGTERM: finish the work in flight and write what is done; second: abort.
+/// The handler never panics: with stderr closed (its reader gone) `eprintln!` would kill
+/// the handler thread, and no later signal could stop the process.
 fn install_interrupt_handler() {
+    use std::io::Write;
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
             burstsim::output::lock::release_all();
-            eprintln!("\nburstsim: aborted; files already written are complete, nothing else was written");
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nburstsim: aborted; files already written are complete, nothing else was written"
+            );
             std::process::exit(130);
         }
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "\nburstsim: interrupted: finishing the work in progress and writing what is done (Ctrl-C again to abort)"
         );
     });
