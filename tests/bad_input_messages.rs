@@ -47,9 +47,12 @@ fn the_fixture_on_node_groups_is_valid() {
 
 #[test]
 fn a_node_group_without_nodes_is_named_not_reported_as_campus_gpus() {
+    // The only group empty: the campus total is 0 GPUs, which was reported as campus.gpus.
+    let e = error(&on_groups(&group("a", 0)));
+    assert!(e.contains("campus.node_groups[0].nodes: 0 is not allowed"), "{e}");
+    assert!(!e.contains("campus.gpus"), "{e}");
     let e = error(&on_groups(&(group("a", 4) + &group("b", 0))));
     assert!(e.contains("campus.node_groups[1].nodes: 0 is not allowed"), "{e}");
-    assert!(!e.contains("campus.gpus"), "{e}");
 }
 
 #[test]

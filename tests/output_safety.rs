@@ -186,3 +186,34 @@ fn a_run_whose_writing_failed_part_way_is_completed_by_the_same_command() {
     assert!(again.status.success(), "the same command completes the folder, no --force: {}", stderr(&again));
     assert!(out.join("paired.csv").is_file());
 }
+
+/// The interrupt handler printed with `eprintln!`: with stderr closed (the reader gone,
+/// e.g. `| head` or a killed parent) it panicked, and no later signal could stop the run.
+/// (Seen before the fix: the run was still sleeping after two SIGTERMs.)
+#[test]
+fn a_run_whose_stderr_is_closed_still_stops_on_a_second_signal_and_removes_its_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let mut child = spawn(&["run", "-n", "200", "-q", "--no-charts"], &out);
+    wait_for(&out.join(".burstsim.lock"));
+    drop(child.stderr.take()); // the reader goes away
+    let pid = child.id().to_string();
+    for _ in 0..2 {
+        Process::new("kill").args(["-TERM", &pid]).status().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("the run ignored two SIGTERMs with its stderr closed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(!out.join(".burstsim.lock").exists());
+}

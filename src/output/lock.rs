@@ -216,10 +216,10 @@ fn held(dir: &Path, h: &Holder, file: &Path) -> LockError {
 
 /// Creates `dir` if needed and checks that it is a folder.
 fn prepare(dir: &Path) -> Result<(), LockError> {
-    if let Ok(m) = std::fs::metadata(dir) {
-        if !m.is_dir() {
-            return Err(unusable(dir, "it exists and is not a folder (a file or a device)"));
-        }
+    if let Ok(m) = std::fs::metadata(dir)
+        && !m.is_dir()
+    {
+        return Err(unusable(dir, "it exists and is not a folder (a file or a device)"));
     }
     std::fs::create_dir_all(dir).map_err(|e| unusable(dir, format!("could not create it ({e})")))
 }

@@ -47,20 +47,30 @@ const STOP_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// First Ctrl-C / SIGTERM: stop the replications in flight and write what is finished
 /// (aborting if that takes longer than [`STOP_WITHIN`], so a signal always ends the run
-/// within a second); second: abort at once.
+/// within a second); second: abort at once. The handler never panics: with stderr closed
+/// (its reader gone) `eprintln!` would kill the handler thread, and no later signal could
+/// stop the process.
 fn install_interrupt_handler() {
+    use std::io::Write;
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
             burstsim::output::lock::release_all();
-            eprintln!("\nburstsim: aborted; files already written are complete, nothing else was written");
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nburstsim: aborted; files already written are complete, nothing else was written"
+            );
             std::process::exit(130);
         }
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "\nburstsim: interrupted: stopping the replications in progress and writing the finished ones (Ctrl-C again to abort)"
         );
         std::thread::spawn(|| {
+            use std::io::Write;
             std::thread::sleep(STOP_WITHIN);
-            eprintln!(
+            burstsim::output::lock::release_all();
+            let _ = writeln!(
+                std::io::stderr(),
                 "burstsim: aborted: the work in progress did not stop within {} s of the signal; files already \
                  written are complete",
                 STOP_WITHIN.as_secs()
