@@ -231,6 +231,9 @@ pub fn simulate_metrics_until(
     replication: u64,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<RunMetrics, Halt> {
+    if stop() {
+        return Err(Halt::Cancelled); // before setting up a world of millions of jobs
+    }
     let mut none = ();
     let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, &mut none);
     w.run_checked(None, stop)?;
@@ -265,6 +268,9 @@ pub fn simulate_until<O: Observer>(
     budget: Option<u64>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<SimOutput, Halt> {
+    if stop() {
+        return Err(Halt::Cancelled);
+    }
     let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, observer);
     w.run_checked(budget, stop)?;
     Ok(w.finish_with(true))

@@ -237,6 +237,9 @@ pub fn run_replication_until(
     replication: u64,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<RunMetrics>, Halt> {
+    if stop() {
+        return Err(Halt::Cancelled);
+    }
     let jobs = JobStream::generate(scenario, replication);
     let runs: Vec<Result<RunMetrics, Halt>> = (0..scenario.policies.len())
         .into_par_iter()

@@ -21,10 +21,11 @@
 //!     + FAILURE_EVENTS_PER_NODE_HOUR × (nodes + 1) × (horizon in hours)
 //! ```
 //!
-//! with 1,000 events per job, 8 per simulated minute and 16 per node-hour: two orders of
-//! magnitude above what the shipped scenarios use (about 10 events per job measured on the
-//! default), yet a job stuck for ever, which wakes the scheduler every recalculation
-//! period, exhausts it in seconds of wall time.
+//! with 1,000 events per job, 8 per simulated minute and 16 per node-hour. The shipped
+//! scenarios use 3.0 to 6.7 events per job (one replication of each under every policy,
+//! 2026-12-01), so the budget is 150 to 540 times what they need; yet a job stuck for
+//! ever, which wakes the scheduler every recalculation period, exhausts it in seconds of
+//! wall time (`tests/feasibility.rs`).
 //!
 //! # Cancellation
 //!
@@ -43,9 +44,10 @@ pub const CLOCK_EVENTS_PER_MINUTE: u64 = 8;
 /// Events allowed per node and simulated hour of the horizon (failures and repairs,
 /// outages).
 pub const FAILURE_EVENTS_PER_NODE_HOUR: u64 = 16;
-/// Steps between two calls of the cancellation check: a few microseconds of work, so a
-/// cancelled replication stops within milliseconds.
-pub const POLL_EVERY: u64 = 4096;
+/// Steps between two calls of the cancellation check (an atomic load behind a closure,
+/// a few nanoseconds). A step of a saturated node campus (a backfill pass over hundreds
+/// of queued jobs) can take tens of microseconds, so 256 steps stay within milliseconds.
+pub const POLL_EVERY: u64 = 256;
 
 /// The event budget of one replication of `jobs` jobs on `nodes` nodes up to `horizon`.
 pub fn budget(jobs: usize, nodes: u64, horizon: SimTime) -> u64 {
@@ -68,7 +70,7 @@ pub enum Halt {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "replication {replication} of policy '{policy}' stopped after {events} events for {jobs} jobs (its budget, \
-     {budget}, is about 100 times what such a run needs) at simulated day {day}: some work never ends, e.g. a job \
+     {budget}, is over 100 times what such a run needs) at simulated day {day}: some work never ends, e.g. a job \
      that can never start or an event that repeats without end. Validation should have refused this scenario: \
      please report it with the scenario file"
 )]
