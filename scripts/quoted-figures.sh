@@ -28,8 +28,13 @@ case "${1:-}" in
   *) echo "usage: scripts/quoted-figures.sh [--check]" >&2; exit 2 ;;
 esac
 
-cargo build --release --locked --quiet
-bin=target/release/burstsim
+# BURSTSIM_BIN: a release binary built already (skips the build), e.g. from another target folder.
+if [ -n "${BURSTSIM_BIN:-}" ]; then
+  bin=$BURSTSIM_BIN
+else
+  cargo build --release --locked --quiet
+  bin=${CARGO_TARGET_DIR:-target}/release/burstsim
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -159,14 +159,16 @@ mod tests {
         let c = campus();
         let (heavy, light) = (0u16, 1u16);
         let mut p = PriorityState::new(&c);
-        let shares = c.accounts.len() as f64;
+        let total: f64 = c.accounts.iter().map(|a| a.fairshare).sum();
         // No usage yet: every account has factor 2^0 = 1.
         assert_eq!(p.fairshare(heavy), 1.0);
-        // Day 0–1: heavy uses 32 GPUs, light 8: U = 0.8 and 0.2 of the usage; S = 1/3 each
-        // (heavy, light and the implicit accounts "others" and "group" make 4 → 1/4 each).
+        // Day 0–1: heavy uses 32 GPUs, light 8: U = 0.8 and 0.2 of the usage; S = 1/2 each
+        // (heavy and light hold one share each; the implicit "others" and "group" run no
+        // jobs, so they hold none).
         let until = |p: &mut PriorityState, t: SimTime, g: [u32; 2]| p.accrue(t, |a| g.get(a).copied().unwrap_or(0));
         until(&mut p, 86_400, [32, 8]);
-        let s = 1.0 / shares;
+        let s = c.accounts[usize::from(heavy)].fairshare / total;
+        assert_eq!(s, 0.5);
         assert!((p.fairshare(heavy) - (-0.8 / s).exp2()).abs() < 1e-12);
         assert!((p.fairshare(light) - (-0.2 / s).exp2()).abs() < 1e-12);
         assert!(p.priority(86_400, 0, 1, light, 0.0) > p.priority(86_400, 0, 1, heavy, 0.0));

@@ -88,7 +88,17 @@ mod tests {
         assert!((l.background_mean - 0.70 * mean).abs() < 1e-9, "{l:?}");
         let (name, peak) = l.peak.clone().unwrap();
         assert_eq!(name, "graduation-season");
-        assert!((peak - 0.70 * 1.45).abs() < 1e-9, "{peak}");
+        let grad = scn
+            .raw
+            .background
+            .as_ref()
+            .unwrap()
+            .seasons
+            .iter()
+            .find(|s| s.name == "graduation-season")
+            .unwrap()
+            .multiplier;
+        assert!((peak - 0.70 * grad).abs() < 1e-9, "{peak}");
         assert!(l.group_mean > 0.0 && l.group_mean < 0.2);
         // The same scenario with offered_load = 0.70: the year averages exactly 0.70 and
         // graduation season is 1.45 / mean of that.
