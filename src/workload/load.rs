@@ -101,11 +101,11 @@ mod tests {
         assert!((peak - 0.70 * grad).abs() < 1e-9, "{peak}");
         assert!(l.group_mean > 0.0 && l.group_mean < 0.2);
         // The same scenario with offered_load = 0.70: the year averages exactly 0.70 and
-        // graduation season is 1.45 / mean of that.
+        // graduation season is its multiplier / mean of that.
         let text =
             crate::scenario::DEFAULT_SCENARIO.replace("offered_load_outside_seasons = 0.70", "offered_load = 0.70");
         let annual = offered_load(&Scenario::from_toml_str(&text, "annual.toml").unwrap());
         assert!((annual.background_mean - 0.70).abs() < 1e-9, "{annual:?}");
-        assert!((annual.peak.unwrap().1 - 0.70 * 1.45 / mean).abs() < 1e-9);
+        assert!((annual.peak.unwrap().1 - 0.70 * grad / mean).abs() < 1e-9);
     }
 }
