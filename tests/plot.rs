@@ -99,7 +99,14 @@ fn run_charts_are_valid_svg_and_png_of_the_requested_size_with_labels() {
     let (_, run, _) = fixtures();
     let dir = copy_of(run);
     let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1700, 900)).unwrap();
-    assert_eq!(out.charts.len(), 6);
+    // Six run charts, and the sensitivity tornado when the folder has a band.
+    let tornado = dir.path().join("sensitivity.csv").is_file();
+    assert_eq!(
+        out.charts.len(),
+        6 + usize::from(tornado),
+        "{:?}",
+        out.charts.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let labels = [
         ("cost_vs_wait", vec!["Total cost (CNY)", "Mean of yearly p95 wait (h)", "Pareto frontier"]),

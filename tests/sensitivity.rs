@@ -248,7 +248,11 @@ fn a_flip_is_detected_where_low_or_high_recommends_another_policy_and_the_robust
 fn the_default_ranges_cover_load_peak_season_shares_and_patience_where_the_scenario_has_them() {
     let d = Scenario::embedded_default();
     let ids: Vec<String> = sensitivity::spec::default_inputs(&d).into_iter().map(|i| i.id).collect();
-    assert_eq!(ids, ["background-load", "peak-season", "group-shares"], "the default has no patience");
+    assert_eq!(
+        ids,
+        ["background-load", "peak-season", "group-shares", "patience"],
+        "the default has patience (issue 20)"
+    );
     let inputs = sensitivity::spec::default_inputs(&d);
     for i in &inputs {
         assert!(i.low < i.central && i.central < i.high, "{i:?}");
