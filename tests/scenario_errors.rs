@@ -810,3 +810,22 @@ fn fails_with_no_jobs_at_all() {
     let e = error(&text);
     assert!(e.starts_with("test.toml: workload.classes: there are no jobs to simulate"), "{e}");
 }
+
+/// Other accounts' patience on the pool: the pool cannot withdraw a background job, so a
+/// job that gave up stayed queued (a debug assertion fired in the bench's pool comparison).
+#[test]
+fn patience_of_other_accounts_needs_the_node_model() {
+    let text = append(
+        "[[campus.accounts]]\nname = \"others\"\npatience_hours = 12\n\
+         [background]\n[[background.classes]]\nname = \"bg\"\njobs_per_week = 10\nruntime_hours = 1\n",
+    );
+    assert_invalid(
+        &text,
+        "patience_hours = 12",
+        "campus.accounts[0].patience_hours",
+        &["placement = \"nodes\"", "cannot withdraw"],
+    );
+    // Balking needs no withdrawal and stays allowed on the pool.
+    let balking = text.replace("patience_hours = 12", "balk_gpu_hours_ahead = 100");
+    Scenario::from_toml_str(&balking, "test.toml").expect("balking on the pool is valid");
+}

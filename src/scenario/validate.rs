@@ -585,6 +585,20 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
     let capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
     let (accounts, group_account) = accounts(raw)?;
     let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
+    // The pool keeps one queue of other accounts' jobs and cannot take one out of it: a
+    // background job that gives up would stay queued (a debug assertion in tests, a silent
+    // error in release). Balking needs no withdrawal; the group's own patience works.
+    if c.placement == Placement::Pool
+        && let Some(i) = c.accounts.iter().position(|a| {
+            a.patience_hours.is_some() && a.name != accounts[usize::from(group_account)].name
+        })
+    {
+        return bad(
+            format!("campus.accounts[{i}].patience_hours"),
+            "other accounts' patience needs placement = \"nodes\": the pool cannot withdraw their jobs \
+             (leave patience out, or use the node model)",
+        );
+    }
     let pool_only = |key: &str, what: &str| -> Result<()> {
         if c.placement == Placement::Pool {
             return bad(key, format!("{what} need placement = \"nodes\"; the pool models one queue of identical GPUs"));

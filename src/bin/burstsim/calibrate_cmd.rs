@@ -131,7 +131,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     write_file("calibration_residuals.csv", write::residuals_csv(&cal))?;
     write_file("calibration_points.csv", write::points_csv(&cal))?;
     if !a.quiet {
-        eprintln!(
+        say!(
             "burstsim: {} points in {:.1} s; wrote {}/calibrated.toml and calibration*.csv",
             cal.points.len(),
             started.elapsed().as_secs_f64(),

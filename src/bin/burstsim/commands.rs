@@ -210,7 +210,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     let elapsed = started.elapsed().as_secs_f64();
     let cut_short = matches!(stopping, experiment::Stopping::Interrupted { .. });
     if cut_short && results.replications.is_empty() {
-        eprintln!(
+        say!(
             "burstsim: interrupted before any replication finished; no files written (earlier outputs in {} are untouched)",
             out_dir.display()
         );
@@ -252,10 +252,10 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     // Charts can take seconds; a run cut short by a signal must end within one.
     crate::plot_cmd::after(&out_dir, a.no_charts || cut_short, a.quiet);
     for w in &warns {
-        eprintln!("burstsim: warning: {w}");
+        say!("burstsim: warning: {w}");
     }
     let n = results.replications.len();
-    eprintln!(
+    say!(
         "burstsim: {} replications × {} policies in {:.1} s ({} replications/s, {} threads)",
         n,
         scenario.policies.len(),
@@ -269,7 +269,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         } else {
             "run the same command again for all of them"
         };
-        eprintln!("burstsim: interrupted: wrote the {n} finished replications to {}; {again}", out_dir.display());
+        say!("burstsim: interrupted: wrote the {n} finished replications to {}; {again}", out_dir.display());
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
@@ -285,7 +285,7 @@ fn lock_out_dir(dir: &std::path::Path, kind: &str) -> Result<burstsim::output::l
 /// Prints the notice of a lock taken over from a process that died.
 fn announced(lock: burstsim::output::lock::OutputLock) -> burstsim::output::lock::OutputLock {
     if let Some(n) = lock.notice() {
-        eprintln!("burstsim: {n}");
+        say!("burstsim: {n}");
     }
     lock
 }
@@ -303,11 +303,11 @@ fn claim_out_dir(
     let before = Holds::inspect(dir);
     match claim_run(dir, scenario.hash(), kind, force)? {
         Claim::Fresh => {}
-        Claim::Same if !quiet => eprintln!(
+        Claim::Same if !quiet => say!(
             "burstsim: '{}' holds an earlier run of this same scenario (same seed and replications); its files are replaced",
             dir.display()
         ),
-        Claim::Forced => eprintln!("burstsim: --force: replacing {} in '{}'", before.describe(), dir.display()),
+        Claim::Forced => say!("burstsim: --force: replacing {} in '{}'", before.describe(), dir.display()),
         Claim::Same => {}
     }
     Ok(())
@@ -323,11 +323,11 @@ fn validate(a: ValidateArgs) -> Result<ExitCode> {
         Format::Csv => print!("{}", validation::to_csv(&rows)),
         Format::Table => print!("{}", validation::to_table(&rows)),
     }
-    eprintln!("burstsim: {} cases in {:.1} s", cases.len(), started.elapsed().as_secs_f64());
+    say!("burstsim: {} cases in {:.1} s", cases.len(), started.elapsed().as_secs_f64());
     if validation::all_pass(&rows) {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("burstsim: error: some checks failed (pass = false above)");
+        say!("burstsim: error: some checks failed (pass = false above)");
         Ok(ExitCode::from(1))
     }
 }
@@ -342,7 +342,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     let single = pool(Some(1))?;
     let mut results = Vec::new();
     let mut run = |r: bench::BenchResult| {
-        eprintln!("burstsim: {} done (median {:.3} s)", r.name, r.median());
+        say!("burstsim: {} done (median {:.3} s)", r.name, r.median());
         results.push(r);
     };
     let engine = |name: &str, what: &str, scn: Scenario| single.install(|| bench::engine_case(name, what, &scn, reps));
@@ -423,7 +423,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
         let speedup = r1.median() / r2.median();
         run(r1);
         run(r2);
-        eprintln!("burstsim: Monte Carlo speed-up on 2 threads: {speedup:.2}× (efficiency {:.0}%)", speedup * 50.0);
+        say!("burstsim: Monte Carlo speed-up on 2 threads: {speedup:.2}× (efficiency {:.0}%)", speedup * 50.0);
     }
     // The capacity model on (issue 14): the default year with node failures, a drain,
     // outages, patience and balking (scenarios/capacity.toml).
@@ -526,9 +526,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let done_before = (0..total).filter(|&p| st.is_done(p)).count();
     if done_before > 0 && !a.quiet {
         if a.resume || shard.is_some() {
-            eprintln!("burstsim: resuming: {done_before} of {total} points already finished in {}", out_dir.display());
+            say!("burstsim: resuming: {done_before} of {total} points already finished in {}", out_dir.display());
         } else {
-            eprintln!(
+            say!(
                 "burstsim: '{}' holds this same sweep: reusing its {done_before} of {total} finished points (the same numbers; --force recomputes them)",
                 out_dir.display()
             );
@@ -560,7 +560,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &tick, &interrupted))? else {
             pb.finish_and_clear();
             let done = (0..total).filter(|&p| st.is_done(p)).count();
-            eprintln!(
+            say!(
                 "burstsim: interrupted: {done} of {total} points are finished and kept in {}; continue with the same command plus --resume",
                 out_dir.display()
             );
@@ -582,7 +582,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
                 out_dir.display()
             );
         };
-        eprintln!(
+        say!(
             "burstsim: sweep shard {i}/{n} finished; {done} of {total} points are done in {}. When every shard has finished, \
              `burstsim sweep {} --resume --out {}` (same options) assembles sweep.csv",
             out_dir.display(),
@@ -745,7 +745,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     }
     if let Some((x, y)) = pairs {
         if sw.params.len() != 1 {
-            eprintln!("burstsim: warning: --break-even needs a one-parameter sweep; skipped");
+            say!("burstsim: warning: --break-even needs a one-parameter sweep; skipped");
         } else {
             let values: Vec<f64> = sw.params[0].values.iter().map(|v| v.parse().unwrap_or(f64::NAN)).collect();
             match recommend::crossing(&points, &values, &x, &y) {
@@ -782,11 +782,11 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let unstable: usize =
         points.iter().filter(|p| p.summaries.rows.iter().any(|r| r.unstable_replications > 0)).count();
     if unstable > 0 {
-        eprintln!(
+        say!(
             "burstsim: warning: the campus is unstable in some replications at {unstable} of {total} points (offered load ≥ 1 or a growing backlog); their averages depend on the horizon"
         );
     }
-    eprintln!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
+    say!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -808,7 +808,7 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     let _lock = lock_out_dir(&out_dir, "shard")?;
     let claim = burstsim::output::occupied::claim_shard(&out_dir, scenario.hash(), index, count, a.force)?;
     if claim == burstsim::output::occupied::Claim::Forced {
-        eprintln!("burstsim: --force: replacing the shard in '{}'", out_dir.display());
+        say!("burstsim: --force: replacing the shard in '{}'", out_dir.display());
     }
     let pool = pool(a.threads)?;
     let pb = progress_bar(reps.len() as u64, a.quiet, "replications");
@@ -818,11 +818,11 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
         pool.install(|| experiment::run_into_until(scenario, &reps, &mut results, &|| pb.inc(1), &interrupted))?;
     pb.finish_and_clear();
     if !complete {
-        eprintln!("burstsim: interrupted: shard {index}/{count} is incomplete and was not written; run it again");
+        say!("burstsim: interrupted: shard {index}/{count} is incomplete and was not written; run it again");
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     shard::write(&out_dir, scenario, &results, index, count)?;
-    eprintln!(
+    say!(
         "burstsim: shard {index}/{count}: {} replications in {:.1} s, written to {}; when all {count} shards are done: burstsim merge {}",
         reps.len(),
         started.elapsed().as_secs_f64(),
@@ -868,9 +868,9 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     }
     crate::plot_cmd::after(&out_dir, a.no_charts, a.quiet);
     for w in &warns {
-        eprintln!("burstsim: warning: {w}");
+        say!("burstsim: warning: {w}");
     }
-    eprintln!(
+    say!(
         "burstsim: merged {} shards ({} replications) into {}",
         dirs.len(),
         results.replications.len(),

@@ -2,6 +2,25 @@
 //! subcommand, prints errors as `burstsim: error: …` and maps them to exit codes:
 //! 0 success, 1 the run failed, 2 bad input or usage. A closed pipe (`| head`) exits 0.
 
+/// Writes a line to stderr and ignores a failure. `eprintln!` panics when stderr is closed
+/// (the reader of `2>&1 | head` gone, a killed parent), and a panic on the main thread after
+/// an interrupt turned "stopped cleanly, exit 130" into a crash that left the lock behind.
+/// Every message of the binary goes through this (or `say_part!`, without the newline).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `say!` without the newline.
+macro_rules! say_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod args;
 mod calibrate_cmd;
 mod commands;
@@ -24,7 +43,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // Messages quote users' files: control, bidi and zero-width characters are escaped.
-            eprintln!("burstsim: error: {}", burstsim::output::printable::printable(&format!("{err:#}")));
+            say!("burstsim: error: {}", burstsim::output::printable::printable(&format!("{err:#}")));
             ExitCode::from(commands::exit_code(&err))
         }
     }

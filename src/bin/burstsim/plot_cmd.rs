@@ -68,7 +68,7 @@ pub fn plot(a: PlotArgs) -> Result<ExitCode> {
     };
     let out = plot::plot_dir(&a.dir, &opts).map_err(to_anyhow)?;
     for w in &out.warnings {
-        eprintln!("burstsim: warning: {w}");
+        say!("burstsim: warning: {w}");
     }
     if !a.quiet {
         print_files(&out);
@@ -97,13 +97,13 @@ pub fn after(dir: &Path, no_charts: bool, quiet: bool) {
     match plot::plot_dir(dir, &PlotOptions::default()) {
         Ok(out) => {
             for w in &out.warnings {
-                eprintln!("burstsim: warning: {w}");
+                say!("burstsim: warning: {w}");
             }
             if !quiet {
                 print_files(&out);
             }
         }
-        Err(e) => eprintln!(
+        Err(e) => say!(
             "burstsim: warning: charts were not drawn: {e}; the CSV files are complete, retry with `burstsim plot {}`",
             dir.display()
         ),
@@ -119,7 +119,7 @@ pub fn after_sweep(dir: &Path, base: &toml::Table, no_charts: bool, quiet: bool)
         toml::to_string(base).unwrap_or_default()
     );
     if let Err(e) = burstsim::output::atomic_write(&dir.join("scenario.toml"), text.as_bytes()) {
-        eprintln!("burstsim: warning: {e}");
+        say!("burstsim: warning: {e}");
     }
     after(dir, no_charts, quiet);
 }

@@ -57,11 +57,11 @@ pub fn after_run(
     pb.finish_and_clear();
     let Some(band) = band else {
         let _ = std::fs::remove_file(&path);
-        eprintln!("burstsim: interrupted: the sensitivity band was not finished; {FILE} not written");
+        say!("burstsim: interrupted: the sensitivity band was not finished; {FILE} not written");
         return Ok(None);
     };
     output::atomic_write(&path, &encoding.encode(band::csv(&band)))?;
-    eprintln!(
+    say!(
         "burstsim: sensitivity band: {} input(s) × 2 levels × {n} replications in {:.1} s",
         inputs.len(),
         started.elapsed().as_secs_f64()

@@ -127,7 +127,7 @@ pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
         trace::TraceError::Read { .. } => anyhow::Error::new(e),
         other => usage(other.to_string()),
     })?;
-    eprint!("burstsim: {}", burstsim::output::printable::printable(&t.report.summary(&path.display().to_string())));
+    say_part!("burstsim: {}", burstsim::output::printable::printable(&t.report.summary(&path.display().to_string())));
     if t.jobs.is_empty() {
         bail!(usage(format!("{}: no jobs could be read", path.display())));
     }
@@ -247,7 +247,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         if let Some(file) = &t.fitted_out {
             burstsim::output::atomic_write(file, h.scenario_toml.as_bytes())
                 .with_context(|| format!("could not write '{}'", file.display()))?;
-            eprintln!("burstsim: wrote {}", file.display());
+            say!("burstsim: wrote {}", file.display());
         }
         match a.format {
             Format::Csv => print!("{}", h.to_csv()),
@@ -271,20 +271,20 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                 );
             }
         }
-        eprintln!("burstsim: out-of-sample check in {:.1} s", started.elapsed().as_secs_f64());
+        say!("burstsim: out-of-sample check in {:.1} s", started.elapsed().as_secs_f64());
         return Ok(ExitCode::SUCCESS);
     }
     let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
     if let Some(file) = &t.jobs_out {
         burstsim::output::atomic_write(file, r.jobs_csv(&log).as_bytes())
             .with_context(|| format!("could not write '{}'", file.display()))?;
-        eprintln!("burstsim: wrote {} ({} jobs)", file.display(), r.converted.jobs.len());
+        say!("burstsim: wrote {} ({} jobs)", file.display(), r.converted.jobs.len());
     }
     match a.format {
         Format::Csv => {
             print!("{}", r.to_csv());
             if !r.has_recorded_waits() {
-                eprintln!(
+                say!(
                     "burstsim: the log records no waits: the recorded column is empty; the simulated one covers all {} replayed jobs",
                     r.simulated_side().n
                 );
@@ -338,7 +338,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
             }
         }
     }
-    eprintln!("burstsim: replay in {:.1} s", started.elapsed().as_secs_f64());
+    say!("burstsim: replay in {:.1} s", started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -346,7 +346,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
 /// above 1, a long gap in submissions); see `burstsim::trace::fitness`.
 fn warn_fitness(log: &Trace, conv: &replay::Converted, gpus: u32) {
     for w in burstsim::trace::fitness::check(log, conv, gpus) {
-        eprintln!("burstsim: warning: {w}");
+        say!("burstsim: warning: {w}");
     }
 }
 
@@ -451,7 +451,7 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
     };
     let f = fit::fit(&log, &o).map_err(|e| usage(format!("{}: {e}", a.log.display())))?;
     for w in &f.warnings {
-        eprintln!("burstsim: warning: {w}");
+        say!("burstsim: warning: {w}");
     }
     let ro = ReplayOptions { units, procs_per_gpu, ..ReplayOptions::new(f.cluster_gpus) };
     warn_fitness(&log, &replay::to_jobs(&log, &ro), f.cluster_gpus);
