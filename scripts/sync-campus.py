@@ -6,7 +6,7 @@ the Slurm node model with its accounts, priorities and background classes (issue
 scenarios used to run the idealised pool under that label). This script makes that true by
 text: in each scenario listed below it replaces everything from the `[campus]` line up to
 the `[workload]` line (the campus, the background classes and their seasons) with the same span of scenarios/default.toml, so
-comments travel with the values. tests/shipped_scenarios.rs fails when a copy has drifted.
+comments travel with the values. tests/suite/shipped_scenarios.rs fails when a copy has drifted.
 
     python3 scripts/sync-campus.py          # rewrite the copies
     python3 scripts/sync-campus.py --check  # exit 1 if any copy differs (no writes)

@@ -572,6 +572,10 @@ impl Sweep {
             }
             None => Vec::new(),
         };
+        // A sweep runs no sensitivity band (its axes are the sensitivity question), and the
+        // band's inputs are checked against the central value: a point that moves a swept
+        // key past an input's low or high was refused although the point itself is valid.
+        base.remove("sensitivity");
         let params =
             if cli.is_empty() { from_file } else { cli.iter().map(|s| parse_param(s)).collect::<Result<_, _>>()? };
         for p in &params {
@@ -802,6 +806,20 @@ mod tests {
         assert!(bad("[sweep]\nk = { values = [1, 2], weights = [1] }").contains("1 weights given for 2 values"));
         assert!(bad("[sweep]\n\"policies.a.x\" = { values = [1], weights = [1] }").contains("condition axes"));
         assert!(bad("[sweep]\nk = { valus = [1] }").contains("unknown field 'valus'"));
+    }
+
+    /// Before: a point moving a key past a band input's low or high was refused
+    /// ("low is above the central value"), though a sweep runs no band.
+    #[test]
+    fn a_sweep_ignores_the_scenarios_sensitivity_band() {
+        let text = format!(
+            "{}\n[[sensitivity.inputs]]\npath = \"campus.accounts.group.fairshare\"\nlow = 1\nhigh = 3\n",
+            crate::scenario::DEFAULT_SCENARIO
+        );
+        crate::scenario::Scenario::from_toml_str(&text, "s.toml").expect("the band is valid at the central value");
+        let sweep = Sweep::new(&text, "s.toml", &["campus.accounts.group.fairshare=0.5,5".into()])
+            .expect("points outside the band's range are valid points");
+        assert_eq!(sweep.points.len(), 2);
     }
 
     #[test]

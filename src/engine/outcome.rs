@@ -5,7 +5,7 @@
 //! unfinished when the simulation ended. The buckets are counted where they happen
 //! (arrivals in `arrive`, completions in `complete`, give-ups in [`World::gave_up`]) and
 //! the unfinished ones by a last scan of the job states, so a job lost or counted twice
-//! breaks the sum that tests/conservation.rs checks in every replication.
+//! breaks the sum that tests/suite/conservation.rs checks in every replication.
 //!
 //! A job that gives up does not drop out of the figures: a reneged job's wait until it
 //! gave up counts among the waits (a censored wait, a lower bound of what it would have

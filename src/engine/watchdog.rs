@@ -25,7 +25,7 @@
 //! scenarios use 3.0 to 6.7 events per job (one replication of each under every policy,
 //! 2026-12-01), so the budget is 150 to 540 times what they need; yet a job stuck for
 //! ever, which wakes the scheduler every recalculation period, exhausts it in seconds of
-//! wall time (`tests/feasibility.rs`).
+//! wall time (`tests/suite/feasibility.rs`).
 //!
 //! # Cancellation
 //!

@@ -41,7 +41,7 @@
 //!   0.937–0.947 across ±5%, ±10%, ±20%. It matches the default replication count.
 //!
 //! The check is `slow_sequential_stopping_covers_the_erlang_c_mean_wait` in
-//! tests/monte_carlo.rs.
+//! tests/suite/monte_carlo.rs.
 //!
 //! # Undefined values
 //! A year in which a metric is undefined (NaN) is left out of its CI, as in summary.csv;

@@ -10,7 +10,7 @@
 //! peak and shifts every arrival of the year, even months before that season. With the
 //! time change, Λ(t) before a season does not depend on it, so every arrival before the
 //! season is bit-identical whatever its multiplier (common random numbers across sweep
-//! points; tested in tests/crn.rs). It also draws one number per job instead of
+//! points; tested in tests/suite/crn.rs). It also draws one number per job instead of
 //! peak ÷ mean numbers.
 
 use rand_distr::{Distribution, Exp1};

@@ -15,7 +15,7 @@ use burstsim::scenario::Scenario;
 use burstsim::scenario::raw::RawScenario;
 use burstsim::workload::JobStream;
 
-mod common;
+use crate::common;
 
 const BUCKETS: [&str; 5] =
     ["jobs_completed_campus", "jobs_completed_cloud", "jobs_reneged", "jobs_balked", "jobs_unfinished"];

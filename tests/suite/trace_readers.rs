@@ -195,7 +195,7 @@ proptest! {
     }
 
     #[test]
-    fn prop_mutated_sacct_never_panics(bytes in mutated(include_str!("fixtures/traces/sacct_small.txt"))) {
+    fn prop_mutated_sacct_never_panics(bytes in mutated(include_str!("../fixtures/traces/sacct_small.txt"))) {
         read_all_ways(&bytes);
     }
 

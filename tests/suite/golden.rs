@@ -1,6 +1,6 @@
 //! Golden outputs: the shipped default scenario and the tiny fixture must keep producing
 //! exactly these bytes. A deliberate change of behaviour (a new default, a model fix)
-//! updates them with `BURSTSIM_UPDATE_GOLDEN=1 cargo test --test golden`, and the diff is
+//! updates them with `BURSTSIM_UPDATE_GOLDEN=1 cargo test --test suite golden::`, and the diff is
 //! reviewed in the commit; an accidental one fails here.
 
 use burstsim::experiment::{self, Summaries};

@@ -3,7 +3,7 @@
 //! lognormal runtimes with a 6 h mean (cv 1.3), walltime requests 1.2–4× the runtime, FIFO
 //! order and EASY-style backfill, no seasons. Waits of every job, by size.
 //!
-//! The table: `cargo test --release --test pool_vs_nodes -- --nocapture` (2 s in release).
+//! The table: `cargo test --release --test suite pool_vs_nodes:: -- --nocapture` (2 s in release).
 
 use burstsim::engine::simulate;
 use burstsim::scenario::Scenario;

@@ -1,9 +1,9 @@
 //! Reads every log in `../shared/data/traces/` (next to the crate) and checks what each
 //! reader finds against the figures in that folder's SOURCE.md. Skips, with a message,
 //! when the folder is absent (a clone without the shared data); fails under `CI=true`
-//! (see `tests/common/mod.rs`).
+//! (see `tests/suite/common/mod.rs`).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

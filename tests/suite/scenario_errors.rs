@@ -3,7 +3,7 @@
 //! minimal valid scenario. The messages checked here are the ones quoted in
 //! docs/SCENARIOS.md ("Bad input: the error catalogue").
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use burstsim::calibrate::{self, Calibration, Observation, Spec, observe};
 use burstsim::sweep::set_path;
 
-const FIXTURE: &str = include_str!("fixtures/calibrate-pool.toml");
+const FIXTURE: &str = include_str!("../fixtures/calibrate-pool.toml");
 
 /// `FIXTURE` with `old` (which must occur exactly once) replaced by `new`.
 fn replace(old: &str, new: &str) -> String {
@@ -227,7 +227,7 @@ fn the_calibrated_file_keeps_comments_and_loads_with_the_fitted_values() {
 /// hidden input inside its reported 95% interval in at least 18 of 20 cases. Prints the
 /// per-input and joint counts.
 ///
-/// `cargo test --test calibrate -- --ignored --nocapture`
+/// `cargo test --test suite calibrate:: -- --ignored --nocapture`
 #[test]
 #[ignore = "slow: 20 calibrations (about 5 minutes on 2 cores); run by hand"]
 fn hidden_inputs_are_inside_their_intervals_in_18_of_20_cases() {

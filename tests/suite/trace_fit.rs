@@ -1,8 +1,8 @@
 //! `fit` on the KTH-SP2 log: the scenario it writes loads, runs, and offers the log's
 //! load (within 5%). Skips, with a message, when ../shared/data/traces is absent; fails
-//! under `CI=true` (see `tests/common/mod.rs`).
+//! under `CI=true` (see `tests/suite/common/mod.rs`).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Checked against a real Slurm (issue 13, item 11). Slow and opt-in:
 //!
 //! ```text
-//! BURSTSIM_REAL_SLURM=1 cargo test --test real_slurm -- --nocapture
+//! BURSTSIM_REAL_SLURM=1 cargo test --test suite real_slurm:: -- --nocapture
 //! ```
 //!
 //! Needs root and Debian's Slurm 22.05 (`scripts/slurm-cluster.sh start` installs it with

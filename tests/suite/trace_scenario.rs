@@ -1,7 +1,7 @@
 //! `[background.trace]`: a real log as the other groups' load, replayed or block
 //! bootstrapped per replication under the usual common-random-number rules.
 
-mod common;
+use crate::common;
 
 use burstsim::date::Date;
 use burstsim::scenario::Scenario;

@@ -3,7 +3,7 @@
 //! true mean, for the headline metrics whose across-year distributions are skewed.
 //!
 //! Slow; run by hand (figures in docs/STATISTICS.md):
-//! `COVERAGE_REFERENCE=1000 COVERAGE_EXPERIMENTS=200 COVERAGE_N=10 cargo test --release --test coverage -- --ignored --nocapture`
+//! `COVERAGE_REFERENCE=1000 COVERAGE_EXPERIMENTS=200 COVERAGE_N=10 cargo test --release --test suite coverage:: -- --ignored --nocapture`
 //!
 //! `COVERAGE_N` may list several sizes (`10,20`): the experiment replications
 //! (`COVERAGE_EXPERIMENTS` × the largest size) are then cut into blocks of each size in

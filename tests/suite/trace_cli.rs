@@ -2,7 +2,7 @@
 
 use assert_cmd::Command;
 
-mod common;
+use crate::common;
 
 fn burstsim() -> Command {
     Command::cargo_bin("burstsim").expect("binary built")
@@ -304,7 +304,7 @@ fn node_replay_options_are_checked() {
         assert!(err.contains(says), "{extra:?}: {err}");
     }
     // --gpus alone sizes the nodes when it is a whole number of them: 32 / 8 = 4 nodes
-    // (30 would silently replay on 32 GPUs: refused, tests/trace_fitness.rs).
+    // (30 would silently replay on 32 GPUs: refused, tests/suite/trace_fitness.rs).
     let (ok, out, err) = stdout(&[&base[..], &["--gpus", "32", "--gpus-per-node", "8"]].concat());
     assert!(ok && out.contains("on 4 nodes × 8 GPUs"), "{out}{err}");
 }

@@ -3,7 +3,7 @@
 //! (scripts/sync-campus.py copies them), every shipped scenario runs Slurm's node model,
 //! and every account that runs jobs is named in the scenario, so no share is implicit.
 
-mod common;
+use crate::common;
 
 use burstsim::scenario::Scenario;
 use burstsim::scenario::raw::Placement;

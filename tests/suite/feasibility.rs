@@ -5,7 +5,7 @@
 //!
 //! Each catalogue case below panicked, hung or silently went wrong before
 //! `scenario::feasibility` (noted per case). The property test against an independent
-//! oracle is `tests/feasibility_property.rs`.
+//! oracle is `tests/suite/feasibility_property.rs`.
 
 use burstsim::engine::{Halt, simulate, simulate_until};
 use burstsim::scenario::Scenario;

@@ -9,9 +9,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
 
 const SOURCES: [&str; 3] = [
-    include_str!("../scenarios/default.toml"),
-    include_str!("fixtures/tiny.toml"),
-    include_str!("../scenarios/all-policies.toml"),
+    include_str!("../../scenarios/default.toml"),
+    include_str!("../fixtures/tiny.toml"),
+    include_str!("../../scenarios/all-policies.toml"),
 ];
 
 const EXTREMES: [&str; 14] = [

@@ -9,13 +9,13 @@
 //! Pointing it at a folder that does not exist shows the CI behaviour:
 //!
 //! ```text
-//! CI=true BURSTSIM_SHARED_DIR=/nonexistent cargo test --test trace_data
+//! CI=true BURSTSIM_SHARED_DIR=/nonexistent cargo test --test suite trace_data::
 //! ```
 //!
 //! Scenarios that name a log by a path of their own (`scenarios/kth-trace.toml`) still read
 //! it from there; the override only decides whether the tests consider the data present.
 
-// Each test binary compiles this module and uses only part of it.
+// Not every test module uses every helper.
 #![allow(dead_code)]
 
 use std::path::PathBuf;

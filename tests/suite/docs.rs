@@ -3,7 +3,7 @@
 //!   `assets/…`, `src/…`) exists, so renaming a file fails this test;
 //! - each scenario a `run` or `sweep` command runs loads;
 //! - a log under `../shared/` exists when the shared data is present (and CI without it
-//!   fails, as for every real-log test: tests/common/mod.rs);
+//!   fails, as for every real-log test: tests/suite/common/mod.rs);
 //! - an input file that is not in the repository (`my-lab.toml`, `jobs.txt`) is introduced
 //!   first: made by an earlier command of the same document (`cp`, `-o`, `>`) or named in
 //!   its prose before the block, so a fresh clone knows what to get.
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use burstsim::scenario::Scenario;
 
-mod common;
+use crate::common;
 
 const REPO_DIRS: [&str; 7] = ["scenarios", "docs", "tests", "scripts", "assets", "src", ".ci"];
 const FILE_EXTENSIONS: [&str; 6] = [".toml", ".txt", ".swf", ".gz", ".csv", ".sh"];

@@ -90,7 +90,7 @@ fn mmc_warm(c: u32, rho: f64, warmup_days: u32, measured_days: u32, seed: u64) -
 /// it optimised (about 10 s):
 ///
 /// ```text
-/// cargo test --release --test monte_carlo slow_sequential -- --ignored --nocapture
+/// cargo test --release --test suite monte_carlo:: slow_sequential -- --ignored --nocapture
 /// ```
 /// (`TRIALS=…`, `WIDTH=…`, `MEASURED_DAYS=…`, `SEED_BASE=…` change the design.) The warm-up is 4 days,
 /// ten relaxation times 1/(μ(√c − √a)²) = 9.4 h, so the start-empty transient is e^-10 of

@@ -1,9 +1,9 @@
 //! Issue 14's validation on KTH-SP2 (docs/VALIDATION.md, "Outages, scheduler cycles and a
 //! prediction out of sample"): the figures the docs quote, the CSV format, and the fitted
 //! scenario carrying the inferred outages and cycle. Skipped without the shared logs
-//! (failing under CI, tests/common/mod.rs).
+//! (failing under CI, tests/suite/common/mod.rs).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 
