@@ -14,19 +14,31 @@
 #                    replications): the terminal table and the paired differences
 #   default-reading  README.md: the "Read it as" sentence (overflow-4h against campus-only)
 #   default-class    README.md: campus-only's main-training mean wait (classes.csv)
-# All three come from ONE release run of the default (10 replications, ~30-60 s on 2 cores),
-# so the check stays within CI's budget. Figures of slower runs (the exam-season and
-# threshold sweeps) are not generated here yet.
+# All three come from ONE release run of the default (10 replications, a few minutes on 2
+# cores with its sensitivity band), so the check stays within CI's budget.
+#
+# The sweeps' blocks take tens of minutes, too long for every CI run:
+#   threshold-sweep  README.md: `sweep scenarios/threshold-sweep.toml --target 'wait_p95_h<=2'`
+#   threshold-risk   README.md: the same with --risk 0.1 on a few thresholds and 40 replications
+#   exam-season      README.md: `sweep scenarios/exam-season.toml -n 6 --target 'wait_p95_h<=2'`
+# `--sweeps` runs them and writes each block with a fingerprint line: the SHA-256 of the
+# command, the scenario file, the golden files (tests/golden/: any change of the engine's
+# results must change them, the golden test sees to that) and the sweep code (src/sweep*).
+# Without --sweeps the blocks are kept, and both modes fail when a fingerprint no longer
+# matches: the block is stale, refresh it with `scripts/quoted-figures.sh --sweeps`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=write
-case "${1:-}" in
-  "") ;;
-  --check) mode=check ;;
-  -h | --help) sed -n 2,20p "$0"; exit 0 ;;
-  *) echo "usage: scripts/quoted-figures.sh [--check]" >&2; exit 2 ;;
-esac
+sweeps=no
+for arg in "$@"; do
+  case "$arg" in
+    --check) mode=check ;;
+    --sweeps) sweeps=yes ;;
+    -h | --help) sed -n 2,30p "$0"; exit 0 ;;
+    *) echo "usage: scripts/quoted-figures.sh [--check] [--sweeps]" >&2; exit 2 ;;
+  esac
+done
 
 # BURSTSIM_BIN: a release binary built already (skips the build), e.g. from another target folder.
 if [ -n "${BURSTSIM_BIN:-}" ]; then
@@ -91,8 +103,51 @@ cat >"$work/default-class" <<EOF
 jobs wait $(fixed "$class_mean" 0) ± $(fixed "$(awk -v m="$class_mean" -v l="$class_lo" 'BEGIN { print m - l }')" 0) h on average on campus-only, $(fixed "$(awk -v a="$class_mean" -v b="$group_mean" 'BEGIN { print a / b }')" 1)× the group's mean (\`classes.csv\`).
 EOF
 
-# Replaces (write) or compares (check) each block of each file.
+# The sweeps' blocks: NAME, then the command's arguments after `burstsim`.
+sweep_blocks=(threshold-sweep threshold-risk exam-season)
+sweep_args() {
+  case "$1" in
+    threshold-sweep) echo "sweep scenarios/threshold-sweep.toml --target wait_p95_h<=2" ;;
+    threshold-risk) echo "sweep scenarios/threshold-sweep.toml -n 40 --param policies.overflow.threshold_hours=4,8,12,16,20 --target wait_p95_h<=2 --risk 0.1" ;;
+    exam-season) echo "sweep scenarios/exam-season.toml -n 6 --target wait_p95_h<=2" ;;
+  esac
+}
+fingerprint() {
+  local scenario
+  scenario=$(sweep_args "$1" | awk '{ print $2 }')
+  { sweep_args "$1"; cat "$scenario" tests/golden/* src/sweep.rs src/sweep/*.rs; } | sha256sum | cut -c1-16
+}
 status=0
+for name in "${sweep_blocks[@]}"; do
+  want=$(fingerprint "$name")
+  if [ "$sweeps" = yes ]; then
+    read -r -a args <<<"$(sweep_args "$name")"
+    echo "running: burstsim ${args[*]} (minutes)" >&2
+    "$bin" "${args[@]}" --out "$work/sweep-$name" --no-charts >"$work/$name.txt" 2>"$work/$name.err" || {
+      cat "$work/$name.err" >&2
+      exit 1
+    }
+    {
+      echo "<!-- fingerprint $want: burstsim $(sweep_args "$name") -->"
+      echo '```text'
+      # The table's first rows and the whole recommendation; the full table is in sweep.csv.
+      awk '/^Recommendation|^Decisions/ { rec = 1 } rec { print; next } { n++; if (n <= 8) print; else if (n == 9) print "  … (the other points: sweep.csv)" }' "$work/$name.txt" |
+        awk '{ a[NR] = $0 } END { n = NR; while (n > 0 && a[n] == "") n--; for (i = 1; i <= n; i++) print a[i] }'
+      echo '```'
+    } >"$work/$name"
+  else
+    # Keep the block as it is; check that it was made from today's inputs.
+    awk -v name="$name" '$0 ~ "^<!-- quoted:" name " " { inside = 1; next } $0 == "<!-- /quoted:" name " -->" { inside = 0 } inside' README.md >"$work/$name"
+    have=$(sed -n '1s/^<!-- fingerprint \([0-9a-f]*\):.*/\1/p' "$work/$name")
+    if [ "$have" != "$want" ]; then
+      echo "README.md's quoted block '$name' is stale: its fingerprint is '${have:-none}', today's inputs give $want" >&2
+      echo "  (the scenario, the golden files or the sweep code changed since it was made)" >&2
+      status=1
+    fi
+  fi
+done
+
+# Replaces (write) or compares (check) each block of each file.
 for file in README.md docs/*.md; do
   grep -q '<!-- quoted:' "$file" || continue
   out=$work/$(basename "$file").new
@@ -120,7 +175,7 @@ for file in README.md docs/*.md; do
   fi
 done
 if [ "$status" -ne 0 ]; then
-  echo "If the change of figures is intended, refresh them with: scripts/quoted-figures.sh (then review and commit)" >&2
+  echo "If the change of figures is intended, refresh them with: scripts/quoted-figures.sh (add --sweeps for a stale sweep block; then review and commit)" >&2
 elif [ "$mode" = check ]; then
   echo "quoted figures match the shipped scenarios"
 fi
