@@ -172,15 +172,17 @@ pub struct Plan {
     /// Per node: the caller's version of the node when its base was built (`u64::MAX`:
     /// never built).
     base_version: Vec<u64>,
-    /// Per node and GPU count k (`stride` entries a node): the first piece of the base with
-    /// at least k free GPUs, as `(from, free)`, with `from` = 0 for the first piece (it
-    /// starts at `now`) and `free` = `NONE` when no piece has k free. A node untouched by
-    /// the pass answers an earliest-start query from this table in O(1).
-    first: Vec<(SimTime, i64)>,
+    /// Per partition and GPU count k (`partition * stride + k`), one entry per node of the
+    /// partition (at `slot[node]`): the first piece of the node's base with at least k
+    /// free GPUs, as `(from, free, node)`, with `from` = 0 for the first piece (it starts
+    /// at `now`) and `free` = `NONE` when no piece has k free. A node untouched by the pass
+    /// answers an earliest-start query from this table in O(1), and the best untouched
+    /// node for k is a scan of one short contiguous column.
+    first: Vec<Vec<(SimTime, i64, u32)>>,
+    /// GPU counts per column block: the most GPUs of a node, plus one.
     stride: usize,
-    /// Per partition and GPU count k (`partition * stride + k`): the nodes' `first`
-    /// entries for k that have one, as `(from, free, node)`, sorted (kept as bases change).
-    ranked: Vec<Vec<(SimTime, i64, u32)>>,
+    /// Per node: its index in its partition's columns.
+    slot: Vec<u32>,
     /// Per node: this pass's copy of the base once a reservation or block touched it.
     free: Vec<Steps>,
     /// Per account: GPUs and running jobs over time with the running jobs only.
@@ -259,9 +261,15 @@ impl Plan {
             nodes: nodes.to_vec(),
             base: vec![Vec::new(); nodes.len()],
             base_version: vec![u64::MAX; nodes.len()],
-            first: vec![(0, NONE); nodes.len() * stride],
+            first: (0..partitions * stride)
+                .map(|c| by_partition[c / stride].iter().map(|&n| (0, NONE, n)).collect())
+                .collect(),
             stride,
-            ranked: vec![Vec::new(); partitions * stride],
+            slot: nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| by_partition[usize::from(n.partition)].iter().position(|&m| m == i as u32).unwrap_or(0) as u32)
+                .collect(),
             free: vec![Vec::new(); nodes.len()],
             account_base: vec![(Vec::new(), Vec::new()); accounts],
             account_version: vec![u64::MAX; accounts],
@@ -340,30 +348,17 @@ impl Plan {
                     _ => steps.push((t, v)),
                 }
             }
-            // The first piece with at least k free, for every k (the steps only rise), in
-            // the table and in the partition's ranking.
-            let row = &mut self.first[i * self.stride..(i + 1) * self.stride];
-            let part = usize::from(node.partition) * self.stride;
+            // The first piece with at least k free, for every k (the steps only rise).
+            let (col, slot) = (usize::from(node.partition) * self.stride, self.slot[i] as usize);
             let mut p = 0;
-            for (k, slot) in row.iter_mut().enumerate() {
-                let ranked = &mut self.ranked[part + k];
-                if slot.1 != NONE {
-                    let old = (slot.0, slot.1, i as u32);
-                    let at = ranked.partition_point(|e| *e < old);
-                    debug_assert_eq!(ranked.get(at), Some(&old), "invariant: every table entry is ranked");
-                    ranked.remove(at);
-                }
+            for k in 0..self.stride {
                 while p < steps.len() && steps[p].1 < k as i64 {
                     p += 1;
                 }
-                *slot = match steps.get(p) {
-                    Some(&(from, free)) => (if p == 0 { 0 } else { from }, free),
-                    None => (0, NONE),
+                self.first[col + k][slot] = match steps.get(p) {
+                    Some(&(from, free)) => (if p == 0 { 0 } else { from }, free, i as u32),
+                    None => (0, NONE, i as u32),
                 };
-                if slot.1 != NONE {
-                    let new = (slot.0, slot.1, i as u32);
-                    ranked.insert(ranked.partition_point(|e| *e < new), new);
-                }
             }
         }
         for (a, rel) in account_running.iter().enumerate() {
@@ -410,7 +405,8 @@ impl Plan {
     /// from the `first` table in O(1).
     fn earliest_untouched(&self, node: u32, k: u32, from: SimTime, until: SimTime) -> Option<(SimTime, i64)> {
         debug_assert!(self.monotone[node as usize] && (k as usize) < self.stride);
-        let (f, free) = self.first[node as usize * self.stride + k as usize];
+        let n = node as usize;
+        let (f, free, _) = self.first[usize::from(self.nodes[n].partition) * self.stride + k as usize][self.slot[n] as usize];
         let t = f.max(from);
         // The first piece is stored as 0 (it starts at `now` ≤ `from`).
         (free != NONE && t <= until)
@@ -512,19 +508,24 @@ impl Plan {
         best
     }
 
-    /// [`Plan::one_node`] from `now`, without visiting every node: the untouched nodes'
-    /// keys do not depend on the walltime and are kept sorted per partition and GPU count
-    /// (`ranked`), so their best is the first entry of an untouched node; only the nodes
-    /// this pass touched (a handful) are scanned. The same minimum over the same keys
+    /// [`Plan::one_node`] from `now`, without a search on every node: the untouched nodes'
+    /// keys do not depend on the walltime and sit in one column of the `first` table, so
+    /// their best is a scan of that column; only the nodes this pass touched (a handful)
+    /// are searched. The same minimum over the same keys
     /// (`refreshing_equals_rebuilding` checks it on random plans).
     fn one_node_now(&self, partition: u16, k: u32, walltime: SimTime) -> Option<(SimTime, i64, u32)> {
         if k as usize >= self.stride {
             return None; // larger than every node
         }
-        let ranked = &self.ranked[usize::from(partition) * self.stride + k as usize];
         // Entries are `(from, free, node)` with `from` = 0 for a first piece (at `now`) and
         // every later piece after `now`: the order of `(max(from, now), free, node)`.
-        let mut best = ranked.iter().find(|e| self.monotone[e.2 as usize]).map(|&(f, free, n)| (f.max(self.now), free, n));
+        let mut best: Option<(SimTime, i64, u32)> = None;
+        for &e in &self.first[usize::from(partition) * self.stride + k as usize] {
+            if e.1 != NONE && self.monotone[e.2 as usize] && best.is_none_or(|b| e < b) {
+                best = Some(e);
+            }
+        }
+        let mut best = best.map(|(f, free, n)| (f.max(self.now), free, n));
         for &n in &self.touched {
             let node = &self.nodes[n as usize];
             if node.partition != partition || node.gpus < k {
@@ -858,7 +859,8 @@ mod tests {
         /// rebuilt, reservations on copies) holds exactly the steps of a plan rebuilt from
         /// scratch at every pass, before and after the pass's reservations and blocks, and
         /// answers every query the same; the `first` table answers as the binary search on
-        /// the steps does, and the ranked one-node search as the scan of every node does.
+        /// the steps does, and the one-node search from the table as the scan of every node
+        /// does.
         /// Jobs whose walltime end has passed are left running at times, to
         /// exercise the rebuild of a node with a release at or before `now`.
         #[test]
