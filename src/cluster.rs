@@ -91,6 +91,14 @@ impl Cluster {
             Cluster::Nodes(c) => c.queued_gpus(),
         }
     }
+    /// GPUs × walltime requests of the waiting jobs, summed (GPU-seconds) exactly as
+    /// iterating [`Cluster::queued_jobs`] would sum them.
+    pub fn queued_gpu_secs(&self) -> f64 {
+        match self {
+            Cluster::Pool(c) => c.queued_jobs().map(|q| f64::from(q.gpus) * q.walltime as f64).sum(),
+            Cluster::Nodes(c) => c.queued_gpu_secs(),
+        }
+    }
     /// Waiting jobs.
     pub fn queue_len(&self) -> usize {
         match self {

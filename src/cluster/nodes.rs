@@ -65,13 +65,22 @@ pub struct NodeCluster {
     node_releases: Vec<Vec<(SimTime, u32)>>,
     /// Per account: its running jobs' `(walltime end, GPUs)`, sorted.
     account_running: Vec<Vec<(SimTime, u32)>>,
-    /// The plan of the last pass (its buffers are reused).
+    /// Per node and per account: how many times its free GPUs or releases changed (the
+    /// plan rebuilds only what changed since its last refresh).
+    node_version: Vec<u64>,
+    account_version: Vec<u64>,
+    /// The plan of the last pass (kept: the next pass refreshes only what changed).
     plan: Plan,
+    /// The forecast's own plan, kept the same way (a forecast is asked for at `&self`,
+    /// hence the cell; it used to clone the pass's plan, every buffer of it, each time).
+    forecast_plan: std::cell::RefCell<Plan>,
     /// Reused scratch: per-partition "blocked" flags and the queue walk of a pass.
     scratch_blocked: Vec<bool>,
     walk: Walk,
     seq: u64,
     queued_gpus: u64,
+    /// GPUs × walltime request summed over the waiting jobs (deferred included), exactly.
+    queued_gpu_secs: u128,
     queued_group: usize,
     /// Something changed since the last main pass / backfill pass.
     dirty_main: bool,
@@ -90,6 +99,9 @@ impl NodeCluster {
         NodeCluster {
             node_releases: vec![Vec::new(); nodes.nodes.len()],
             account_running: vec![Vec::new(); campus.accounts.len()],
+            node_version: vec![0; nodes.nodes.len()],
+            account_version: vec![0; campus.accounts.len()],
+            forecast_plan: std::cell::RefCell::new(plan.clone()),
             plan,
             scratch_blocked: Vec::new(),
             walk: Walk::default(),
@@ -111,6 +123,7 @@ impl NodeCluster {
             running: HashMap::new(),
             seq: 0,
             queued_gpus: 0,
+            queued_gpu_secs: 0,
             queued_group: 0,
             dirty_main: false,
             dirty_backfill: false,
@@ -129,6 +142,19 @@ impl NodeCluster {
     /// GPUs requested by waiting jobs (deferred submissions included).
     pub fn queued_gpus(&self) -> u64 {
         self.queued_gpus
+    }
+    /// GPUs × walltime requests of the waiting jobs (deferred submissions included), as
+    /// `queued_jobs().map(|q| f64::from(q.gpus) * q.walltime as f64).sum()` gives it, in
+    /// O(1) instead of O(Q) (balking asks at every arrival). Bit-identical: every term and
+    /// every partial sum is an integer, so while the total is at most 2^53 each addition
+    /// of that sum is exact, in any order, and equals the integer total; above that, the
+    /// sum is computed as written.
+    pub fn queued_gpu_secs(&self) -> f64 {
+        if self.queued_gpu_secs <= 1 << f64::MANTISSA_DIGITS {
+            self.queued_gpu_secs as f64
+        } else {
+            self.queued_jobs().map(|q| f64::from(q.gpus) * q.walltime as f64).sum()
+        }
     }
     /// Waiting jobs.
     pub fn queue_len(&self) -> usize {
@@ -174,7 +200,7 @@ impl NodeCluster {
         self.dirty_main = true;
         // A new job changes what backfill can start only if it could start now itself:
         // its reservation, were it to get one, would only restrict the others.
-        if self.nodes.place(w.req.partition, w.shape).is_some() {
+        if self.nodes.fits(w.req.partition, w.shape) {
             self.dirty_backfill = true;
         }
     }
@@ -184,6 +210,7 @@ impl NodeCluster {
         self.accrue(now);
         let w = self.waiting(now, q, req);
         self.queued_gpus += u64::from(q.gpus);
+        self.queued_gpu_secs += u128::from(q.gpus) * u128::from(q.walltime);
         if q.group {
             self.queued_group += 1;
         }
@@ -207,6 +234,7 @@ impl NodeCluster {
 
     fn forget(&mut self, w: &Waiting) {
         self.queued_gpus -= u64::from(w.q.gpus);
+        self.queued_gpu_secs -= u128::from(w.q.gpus) * u128::from(w.q.walltime);
         if w.q.group {
             self.queued_group -= 1;
         }
@@ -238,8 +266,10 @@ impl NodeCluster {
         let r = self.running.remove(&job).expect("invariant: only running jobs finish");
         for &(n, g) in &r.alloc {
             remove_sorted(&mut self.node_releases[n as usize], (r.end, g));
+            self.node_version[n as usize] += 1;
         }
         remove_sorted(&mut self.account_running[usize::from(r.account)], (r.end, r.gpus));
+        self.account_version[usize::from(r.account)] += 1;
         self.nodes.give_back(&r.alloc);
         self.busy -= r.alloc.iter().map(|a| a.1).sum::<u32>();
         self.limits.ended(r.account, r.gpus);
@@ -293,8 +323,10 @@ impl NodeCluster {
         let end = now.saturating_add(w.q.walltime);
         for &(n, g) in &alloc {
             insert_sorted(&mut self.node_releases[n as usize], (end, g));
+            self.node_version[n as usize] += 1;
         }
         insert_sorted(&mut self.account_running[usize::from(w.req.account)], (end, held));
+        self.account_version[usize::from(w.req.account)] += 1;
         self.running.insert(w.q.job, Running { alloc, end, account: w.req.account, gpus: held });
         started.push(w.q);
     }
@@ -408,15 +440,28 @@ impl NodeCluster {
         }
     }
 
-    /// Rebuilds the reusable plan at `now` and takes it out (give it back with
-    /// `self.plan = plan` to keep its buffers).
+    /// Refreshes the reusable plan at `now` and takes it out (give it back with
+    /// `self.plan = plan` to keep it for the next pass).
     fn take_plan(&mut self, now: SimTime, horizon: SimTime) -> Plan {
         let mut plan = std::mem::replace(&mut self.plan, Plan::empty(&[], Vec::new(), &[], 0));
-        plan.rebuild(now, horizon, &self.nodes.nodes, &self.node_releases, &self.account_running);
+        self.refresh(&mut plan, now, horizon);
         for &(n, until) in &self.down {
             plan.block(n, now, until);
         }
         plan
+    }
+
+    /// Brings a plan to `now` (see [`Plan::refresh`]).
+    fn refresh(&self, plan: &mut Plan, now: SimTime, horizon: SimTime) {
+        plan.refresh(
+            now,
+            horizon,
+            &self.nodes.nodes,
+            &self.node_releases,
+            &self.node_version,
+            &self.account_running,
+            &self.account_version,
+        );
     }
 
     fn ask(&self, w: &Waiting) -> Ask {
@@ -450,7 +495,7 @@ impl NodeCluster {
                 if tested > self.max_job_test {
                     break;
                 }
-                if !self.maintenance_blocks(now, w.q.walltime) && self.nodes.place(w.req.partition, w.shape).is_some() {
+                if !self.maintenance_blocks(now, w.q.walltime) && self.nodes.fits(w.req.partition, w.shape) {
                     found = true;
                     break;
                 }
@@ -513,8 +558,8 @@ impl NodeCluster {
             self.prio.priority(now, now, q.gpus, req.account, self.partition_factor[usize::from(req.partition)]);
         let me = Waiting { q, req, shape, since: now, seq: self.seq + 1, priority };
         let horizon = limit.max(now.saturating_add(self.window));
-        let mut plan = self.plan.clone();
-        plan.rebuild(now, horizon, &self.nodes.nodes, &self.node_releases, &self.account_running);
+        let mut plan = self.forecast_plan.borrow_mut();
+        self.refresh(&mut plan, now, horizon);
         for &(n, until) in &self.down {
             plan.block(n, now, until);
         }

@@ -173,6 +173,20 @@ impl Nodes {
         }
     }
 
+    /// Whether the job would fit now: `place(..).is_some()` without building the
+    /// allocation (the backfill pass asks this of many jobs).
+    pub fn fits(&self, partition: u16, shape: Shape) -> bool {
+        let set = &self.by_free[usize::from(partition)];
+        match shape {
+            Shape::OneNode(k) => set.from(k).next().is_some(),
+            Shape::Exact(n, g) => set.from(g).take(n as usize).count() == n as usize,
+            Shape::Whole(n) => {
+                set.from(0).filter(|&(free, node)| free == self.nodes[node as usize].gpus).take(n as usize).count()
+                    == n as usize
+            }
+        }
+    }
+
     /// Whether the shape could ever fit the partition (all its nodes idle).
     pub fn could_ever_fit(&self, partition: u16, shape: Shape) -> bool {
         let sizes = self.nodes.iter().filter(|n| n.partition == partition).map(|n| n.gpus);
@@ -324,5 +338,32 @@ mod tests {
         assert_eq!(c.place(0, Shape::of(12, 0, 0, 8)), Some(vec![(0, 8), (2, 8)]));
         // A shape of 2 nodes × 3 GPUs: the two tightest fits.
         assert_eq!(c.place(0, Shape::Exact(2, 3)), Some(vec![(1, 3), (0, 3)]));
+    }
+
+    proptest! {
+        /// `fits` says exactly whether `place` finds an allocation.
+        #[test]
+        fn fits_agrees_with_place(
+            taken in prop::collection::vec((0u32..6, 0u32..=8), 0..12),
+            down in prop::collection::vec(0u32..6, 0..3),
+            shapes in prop::collection::vec((0u8..3, 0u32..=9, 0u32..=7), 1..20),
+        ) {
+            let mut c = nodes(6, 8);
+            for (n, g) in taken {
+                let g = g.min(c.nodes[n as usize].free);
+                c.take(&vec![(n, g)]);
+            }
+            for n in down {
+                c.set_down(n, true);
+            }
+            for (kind, a, b) in shapes {
+                let shape = match kind {
+                    0 => Shape::OneNode(a),
+                    1 => Shape::Whole(b),
+                    _ => Shape::Exact(b, a),
+                };
+                prop_assert_eq!(c.fits(0, shape), c.place(0, shape).is_some(), "{:?}", shape);
+            }
+        }
     }
 }

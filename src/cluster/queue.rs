@@ -33,6 +33,17 @@ impl Waiting {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Key(f64, u64);
 
+impl Key {
+    /// The key as integers that compare as the key does: `f64::total_cmp` orders the
+    /// priorities as it orders these bits (its own definition), and `!` reverses an
+    /// `i64`'s order exactly (higher priority first). A walk compares these at every step.
+    fn rank(self) -> (i64, u64) {
+        let mut bits = self.0.to_bits() as i64;
+        bits ^= (((bits >> 63) as u64) >> 1) as i64;
+        (!bits, self.1)
+    }
+}
+
 impl PartialEq for Key {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == std::cmp::Ordering::Equal
@@ -150,7 +161,8 @@ impl<'a> Iterator for Merged<'a> {
 #[derive(Debug, Default)]
 pub(super) struct Walk {
     at: Vec<usize>,
-    heads: Vec<Option<Key>>,
+    /// The head's [`Key::rank`].
+    heads: Vec<Option<(i64, u64)>>,
 }
 
 impl Walk {
@@ -169,12 +181,12 @@ impl Walk {
     /// Re-reads account `a`'s job under its cursor (after the cursor moved, that job left
     /// the queue, or the account's limit changed); `open` as in [`Walk::restart`].
     pub(super) fn refresh(&mut self, queue: &Queue, a: usize, open: bool) {
-        self.heads[a] = if open { queue.accounts[a].get(self.at[a]).map(Waiting::key) } else { None };
+        self.heads[a] = if open { queue.accounts[a].get(self.at[a]).map(|w| w.key().rank()) } else { None };
     }
 
     /// The account whose job under the cursor comes next in queue order.
     pub(super) fn next(&self) -> Option<usize> {
-        let mut best: Option<(usize, Key)> = None;
+        let mut best: Option<(usize, (i64, u64))> = None;
         for (a, head) in self.heads.iter().enumerate() {
             if let Some(k) = head
                 && best.is_none_or(|b| *k < b.1)
@@ -219,6 +231,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Ranks compare as keys do, for any priorities (signed zeros, infinities and NaNs
+        /// included) and submission orders.
+        #[test]
+        fn ranks_order_like_keys(a in proptest::num::f64::ANY, b in proptest::num::f64::ANY, s in 0u64..3, t in 0u64..3) {
+            let (x, y) = (Key(a, s), Key(b, t));
+            proptest::prop_assert_eq!(x.rank().cmp(&y.rank()), x.cmp(&y));
+            proptest::prop_assert_eq!(x.rank().cmp(&x.rank()), x.cmp(&x));
+        }
+
         /// The walk visits the jobs in the merge's order, whichever it skips, starts or
         /// closes (an account at its limit): after each step the rest of the walk is the
         /// straightforward merge of what is left of the open accounts.

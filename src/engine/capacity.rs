@@ -287,7 +287,7 @@ impl<O: Observer> World<'_, O> {
             return true;
         }
         let balks = p.balk_gpu_hours.is_some_and(|limit| {
-            let ahead: f64 = self.cluster.queued_jobs().map(|q| f64::from(q.gpus) * q.walltime as f64).sum();
+            let ahead = self.cluster.queued_gpu_secs();
             ahead / HOUR as f64 > limit
         }) || p.balk_wait.is_some_and(|w| self.predicted_start_after(j, self.now.saturating_add(w)));
         if balks {
