@@ -156,10 +156,10 @@ fn line_min(ev: &mut Evaluator<'_>, at: &[u32], axis: usize, h: u32) -> Option<(
         let num = (xb - xa).powi(2) * (fb - fc) - (xb - xc).powi(2) * (fb - fa);
         if den.is_finite() && num.is_finite() && den != 0.0 {
             let x = (xb - 0.5 * num / den).round().clamp(xa + 1.0, xc - 1.0) as u32;
-            if line.iter().all(|p| p.0 != x) {
-                if let Some(v) = ev.eval(&point(x)) {
-                    line.push((x, v));
-                }
+            if line.iter().all(|p| p.0 != x)
+                && let Some(v) = ev.eval(&point(x))
+            {
+                line.push((x, v));
             }
         }
     }
