@@ -275,7 +275,11 @@ fn hidden_inputs_are_inside_their_intervals_in_18_of_20_cases() {
             );
         }
         both += usize::from(all);
-        println!("{line}  ({} points{})", cal.points.len(), if cal.intervals_cut { ", intervals cut by the budget" } else { "" });
+        println!(
+            "{line}  ({} points{})",
+            cal.points.len(),
+            if cal.intervals_cut { ", intervals cut by the budget" } else { "" }
+        );
     }
     for (f, n) in base_spec.inputs.iter().zip(&inside) {
         println!("{}: inside in {n}/{cases}", f.name);
