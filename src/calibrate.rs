@@ -118,6 +118,9 @@ pub struct Calibration {
     pub delta: f64,
     /// The search stopped at the budget before its finest step.
     pub budget_cut_search: bool,
+    /// The budget ran out before every interval end was bracketed to 1/16 of its range:
+    /// the intervals may be narrower than the observations allow.
+    pub intervals_cut: bool,
     /// Interrupted: the result is from the points evaluated.
     pub stopped: bool,
     /// Name of the simulated policy.
@@ -327,6 +330,7 @@ pub fn run(
         points,
         delta,
         budget_cut_search: outcome.budget_cut_search,
+        intervals_cut: outcome.intervals_cut,
         stopped: outcome.stopped,
         policy,
     })

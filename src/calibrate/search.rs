@@ -9,17 +9,19 @@
 //! 2. compass search from the best point: try ± a step on each axis, move on any
 //!    improvement, halve the step when none helps, stop at 1/128 of the range;
 //! 3. for each input and each side, the interval's end: the profile (the objective
-//!    minimised over the other inputs by a compass round of ± 1/16 of their ranges) at the
-//!    range's end (open when within the threshold), else bisection of the profile between
-//!    the best point (inside) and the end (outside), the crossing interpolated linearly in
-//!    √(objective − minimum).
+//!    minimised over the other inputs, each by a line search that brackets its minimum
+//!    and takes the parabola's vertex) at the range's end (open when within the
+//!    threshold), else bisection of the profile between the best point (inside) and the
+//!    end (outside), the crossing interpolated linearly in √(objective − minimum).
 //!
-//! An interval is the set of values whose objective is within `delta` of the minimum
+//! An interval is the set of values whose profile is within `delta` of the minimum
 //! (a profile interval: with the objective a −2 log-likelihood, `delta` = χ²₁ quantile
 //! gives the confidence level). It is the hull of the bisection crossings and of every
-//! evaluated point within the threshold, i.e. the level set projected on the axis, as
-//! far as the evaluated points see it. The one-round profile follows a diagonal valley
-//! only approximately (docs/CALIBRATION.md, "Limits").
+//! evaluated point within the threshold, i.e. the level set projected on the axis. Holding
+//! the other inputs at their best values instead (a conditional interval) is too narrow
+//! when two inputs trade off along a diagonal valley; re-minimising them at every trial
+//! value follows the valley. With three or more inputs the re-minimisation is one pass of
+//! coordinate descent, so it follows a valley less well (docs/CALIBRATION.md, "Limits").
 
 use std::collections::HashMap;
 
@@ -61,6 +63,9 @@ pub struct Outcome {
     pub intervals: Vec<Interval>,
     /// The compass search stopped because the budget ran out, before its smallest step.
     pub budget_cut_search: bool,
+    /// The budget ran out before some interval end was bracketed to 1/16 of its range:
+    /// that end is a rough interpolation, and the interval may be narrower than the data allow.
+    pub intervals_cut: bool,
     /// Stopped early on request (interrupted): the outcome is from what was evaluated.
     pub stopped: bool,
 }
@@ -89,6 +94,11 @@ impl Evaluator<'_> {
         Some(v)
     }
 
+    /// Evaluations left in the budget.
+    fn left(&self) -> usize {
+        self.budget.saturating_sub(self.evaluations.len())
+    }
+
     fn best(&self) -> usize {
         // Ties go to the earliest point: deterministic.
         (0..self.evaluations.len())
@@ -97,29 +107,148 @@ impl Evaluator<'_> {
     }
 }
 
-/// The profile at `axis = value`: the objective minimised over the other inputs by one
-/// compass round (± 1/16 of the range on each, the better kept), starting from `from`'s
-/// other inputs. `None` when the budget is spent.
-fn profile(ev: &mut Evaluator<'_>, axis: usize, value: u32, from: &[u32]) -> Option<(f64, Vec<u32>)> {
-    let mut at = from.to_vec();
-    at[axis] = value;
-    let mut v = ev.eval(&at)?;
-    for other in (0..at.len()).filter(|&o| o != axis) {
-        let mut best_here = (v, at.clone());
-        for dir in [-1i64, 1] {
-            let mut p = at.clone();
-            p[other] = (i64::from(p[other]) + dir * i64::from(GRID / 16)).clamp(0, i64::from(GRID)) as u32;
-            if p == at {
-                continue;
-            }
-            let Some(vp) = ev.eval(&p) else { return Some((best_here.0, best_here.1)) };
-            if vp < best_here.0 {
-                best_here = (vp, p);
+/// The minimum of the objective along `axis` from `at`, the other inputs fixed: `at` and
+/// its neighbours at ± `h`; while the lowest point is the last one evaluated on its side,
+/// a step twice as long that way (up to the range's end), so a minimum far from `at` is
+/// bracketed; then the vertex of the parabola through the lowest point and its two
+/// neighbours. Returns the lowest point evaluated (at worst `at` itself); `None` only when
+/// `at` itself cannot be evaluated (budget spent or stopped).
+fn line_min(ev: &mut Evaluator<'_>, at: &[u32], axis: usize, h: u32) -> Option<(f64, Vec<u32>)> {
+    let h = h.max(1);
+    let point = |x: u32| {
+        let mut p = at.to_vec();
+        p[axis] = x;
+        p
+    };
+    let mut line: Vec<(u32, f64)> = vec![(at[axis], ev.eval(at)?)];
+    let lowest = |line: &[(u32, f64)]| {
+        (0..line.len()).min_by(|&a, &b| line[a].1.total_cmp(&line[b].1).then(a.cmp(&b))).expect("one point")
+    };
+    let done = |line: Vec<(u32, f64)>| {
+        let i = lowest(&line);
+        Some((line[i].1, point(line[i].0)))
+    };
+    for x in [at[axis].saturating_sub(h), (at[axis] + h).min(GRID)] {
+        if line.iter().all(|p| p.0 != x) {
+            let Some(v) = ev.eval(&point(x)) else { return done(line) };
+            line.push((x, v));
+        }
+    }
+    let mut step = h;
+    loop {
+        line.sort_by_key(|p| p.0);
+        let i = lowest(&line);
+        let x = if i == 0 && line[0].0 > 0 {
+            line[0].0.saturating_sub(step * 2)
+        } else if i == line.len() - 1 && line[i].0 < GRID {
+            (line[i].0 + step * 2).min(GRID)
+        } else {
+            break;
+        };
+        step *= 2;
+        let Some(v) = ev.eval(&point(x)) else { return done(line) };
+        line.push((x, v));
+    }
+    let i = lowest(&line);
+    if i > 0 && i + 1 < line.len() {
+        let [(xa, fa), (xb, fb), (xc, fc)] = [line[i - 1], line[i], line[i + 1]].map(|(x, f)| (f64::from(x), f));
+        let den = (xb - xa) * (fb - fc) - (xb - xc) * (fb - fa);
+        let num = (xb - xa).powi(2) * (fb - fc) - (xb - xc).powi(2) * (fb - fa);
+        if den.is_finite() && num.is_finite() && den != 0.0 {
+            let x = (xb - 0.5 * num / den).round().clamp(xa + 1.0, xc - 1.0) as u32;
+            if line.iter().all(|p| p.0 != x)
+                && let Some(v) = ev.eval(&point(x))
+            {
+                line.push((x, v));
             }
         }
-        (v, at) = best_here;
     }
-    Some((v, at))
+    done(line)
+}
+
+/// The profile at `axis = value`: the objective minimised over the other inputs, each in
+/// turn by [`line_min`] (first step `h`), from `warm`'s other inputs. For two inputs this
+/// is a full minimisation over the other; for three or more, one pass of coordinate
+/// descent. `None` when the budget is spent before the first point.
+fn profile(ev: &mut Evaluator<'_>, axis: usize, value: u32, warm: &[u32], h: u32) -> Option<(f64, Vec<u32>)> {
+    let mut at = warm.to_vec();
+    at[axis] = value;
+    let mut best = (ev.eval(&at)?, at);
+    for other in (0..best.1.len()).filter(|&o| o != axis) {
+        let Some(found) = line_min(ev, &best.1, other, h) else { break };
+        if found.0 <= best.0 {
+            best = found;
+        }
+    }
+    Some(best)
+}
+
+/// One interval end as found from one best point.
+#[derive(Clone, Debug)]
+struct End {
+    /// The objective of the best point it was found from.
+    centre_objective: f64,
+    /// The crossing, in grid units (`None`: open, the range's end is inside, or the best
+    /// point is on it).
+    crossing: Option<f64>,
+    /// Not bracketed to 1/16 of the range within its share of the budget.
+    cut: bool,
+}
+
+/// The interval's end on `side` (0 low, 1 high) of `axis`, from the current best point,
+/// within about `share` evaluations: the profile at the range's end (open when inside
+/// the threshold), else bisection of the profile between the best point (inside) and the
+/// end (outside). Each trial value re-minimises the other inputs, warm-started halfway
+/// between the minimisers at the bracket's two ends, so a valley along a diagonal is
+/// followed however far it goes. The crossing inside the last bracket is interpolated
+/// linearly in √(objective − minimum): exact when the profile is quadratic near it
+/// (linear interpolation of the excess itself would put the end far too close).
+fn interval_end(ev: &mut Evaluator<'_>, axis: usize, side: usize, share: usize, delta: f64) -> End {
+    let dims = ev.evaluations[0].at.len();
+    let trial_cost = 1 + 4 * (dims - 1);
+    let start = ev.evaluations.len();
+    let best = ev.evaluations[ev.best()].clone();
+    let threshold = best.objective + delta;
+    let end = if side == 0 { 0 } else { GRID };
+    let open = End { centre_objective: best.objective, crossing: None, cut: false };
+    if best.at[axis] == end {
+        return open;
+    }
+    let Some((v_out, at_out)) = profile(ev, axis, end, &best.at, GRID / 8) else {
+        return End { cut: true, ..open };
+    };
+    if v_out <= threshold {
+        return open;
+    }
+    let (mut inside_u, mut inside_v, mut inside_at) = (best.at[axis], best.objective, best.at.clone());
+    let (mut out_u, mut out_v, mut out_at) = (end, v_out, at_out);
+    let mut cut = false;
+    while inside_u.abs_diff(out_u) > GRID / 64 {
+        if ev.evaluations.len() - start + trial_cost > share || ev.left() < trial_cost {
+            cut = inside_u.abs_diff(out_u) > GRID / 16;
+            break;
+        }
+        let mid = (inside_u + out_u) / 2;
+        let warm: Vec<u32> = inside_at.iter().zip(&out_at).map(|(&a, &b)| (a + b) / 2).collect();
+        let spread = inside_at.iter().zip(&out_at).map(|(&a, &b)| a.abs_diff(b)).max().unwrap_or(0);
+        let Some((v, at)) = profile(ev, axis, mid, &warm, (spread / 4).max(GRID / 64)) else {
+            cut = true;
+            break;
+        };
+        if v <= threshold {
+            (inside_u, inside_v, inside_at) = (mid, v, at);
+        } else {
+            (out_u, out_v, out_at) = (mid, v, at);
+        }
+    }
+    let root = |v: f64| (v - best.objective).max(0.0).sqrt();
+    let frac = if out_v.is_finite() && out_v > inside_v {
+        ((delta.sqrt() - root(inside_v)) / (root(out_v) - root(inside_v))).clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let x = f64::from(inside_u) + frac * (f64::from(out_u) - f64::from(inside_u));
+    End { centre_objective: best.objective, crossing: Some(x), cut }
 }
 
 /// Evaluations of the first design for `dims` inputs (the budget must hold more).
@@ -167,8 +296,9 @@ pub fn minimise(
     assert!(dims > 0, "at least one input");
     let design = first_design(dims);
     assert!(budget >= design.len(), "the budget holds the first design");
-    // Keep about 4 profile points per interval end (at most 55% of the budget).
-    let for_intervals = (2 * dims * 4 * (1 + 2 * (dims - 1))).min(budget * 11 / 20);
+    // Keep about 4 profile trials per interval end, each a line minimisation over every
+    // other input (at most 55% of the budget; the search's unused evaluations go to them too).
+    let for_intervals = (2 * dims * (2 + 4 * (1 + 4 * (dims - 1)))).min(budget * 11 / 20);
     let mut ev = Evaluator { f, seen: HashMap::new(), evaluations: Vec::new(), budget, stop };
     let mut stopped = false;
     for p in &design {
@@ -178,7 +308,14 @@ pub fn minimise(
         }
     }
     if ev.evaluations.is_empty() {
-        return Outcome { evaluations: Vec::new(), best: 0, intervals: Vec::new(), budget_cut_search: false, stopped };
+        return Outcome {
+            evaluations: Vec::new(),
+            best: 0,
+            intervals: Vec::new(),
+            budget_cut_search: false,
+            intervals_cut: false,
+            stopped,
+        };
     }
     let search_budget = budget.saturating_sub(for_intervals).max(ev.evaluations.len());
     let mut step = if dims == 1 { GRID / 8 } else { GRID / 4 };
@@ -215,48 +352,36 @@ pub fn minimise(
             step /= 2;
         }
     }
-    // Interval ends: per input and side, the profile at the range end, then bisection;
-    // the profile at a trial value re-minimises the other inputs (warm-started from the
-    // inside end of the bracket), so a valley along a diagonal is followed.
-    let inner = 1 + 2 * (dims - 1);
-    let per_end = (budget.saturating_sub(ev.evaluations.len()) / (2 * dims * inner)).max(1);
+    // Interval ends, per input and side (`interval_end`). The budget left is shared among
+    // the ends still to do. An end is found relative to the best point at the time; when a
+    // later profile finds a better point (the search had not converged), the ends found
+    // before it are found again from the new best, as long as the budget lasts; an end
+    // left stale, or not bracketed to 1/16 of the range, is reported (`intervals_cut`).
+    let ends = 2 * dims;
+    let mut found: Vec<Option<End>> = vec![None; ends];
+    let mut intervals_cut = false;
+    let mut evaluated_before = usize::MAX;
+    loop {
+        let best_objective = ev.evaluations[ev.best()].objective;
+        // Ends not found yet, found from an older best, or cut by their share (their
+        // bisection goes on from the cached points, so a pass costs only new points).
+        let todo: Vec<usize> = (0..ends)
+            .filter(|&e| found[e].as_ref().is_none_or(|f| f.cut || f.centre_objective > best_objective))
+            .collect();
+        if todo.is_empty() || ev.left() == 0 || ev.evaluations.len() == evaluated_before || stopped || (ev.stop)() {
+            intervals_cut |= !todo.is_empty();
+            break;
+        }
+        evaluated_before = ev.evaluations.len();
+        for (k, &e) in todo.iter().enumerate() {
+            let share = ev.left() / (todo.len() - k);
+            found[e] = Some(interval_end(&mut ev, e / 2, e % 2, share, delta));
+        }
+    }
     let mut crossings: Vec<[Option<f64>; 2]> = vec![[None, None]; dims];
-    'ends: for axis in 0..dims {
-        for (side, end) in [0u32, GRID].into_iter().enumerate() {
-            let best = ev.evaluations[ev.best()].clone();
-            let threshold = best.objective + delta;
-            if best.at[axis] == end {
-                continue;
-            }
-            let Some((v_out, _)) = profile(&mut ev, axis, end, &best.at) else { break 'ends };
-            if v_out <= threshold {
-                continue;
-            }
-            let (mut inside_u, mut inside_v, mut inside_at) = (best.at[axis], best.objective, best.at.clone());
-            let (mut out_u, mut out_v) = (end, v_out);
-            for _ in 1..per_end {
-                if inside_u.abs_diff(out_u) <= 1 {
-                    break;
-                }
-                let mid = (inside_u + out_u) / 2;
-                let Some((v, at)) = profile(&mut ev, axis, mid, &inside_at) else { break };
-                if v <= threshold {
-                    (inside_u, inside_v, inside_at) = (mid, v, at);
-                } else {
-                    (out_u, out_v) = (mid, v);
-                }
-            }
-            // The crossing inside the last bracket, interpolated linearly in the square root
-            // of the excess over the minimum (exact when the profile is quadratic near it;
-            // linear interpolation of the excess itself would put the end far too close).
-            let root = |v: f64| (v - best.objective).max(0.0).sqrt();
-            let frac = if out_v.is_finite() && out_v > inside_v {
-                ((delta.sqrt() - root(inside_v)) / (root(out_v) - root(inside_v))).clamp(0.0, 1.0)
-            } else {
-                0.5
-            };
-            let x = f64::from(inside_u) + frac * (f64::from(out_u) - f64::from(inside_u));
-            crossings[axis][side] = Some(x);
+    for (e, f) in found.iter().enumerate() {
+        if let Some(f) = f {
+            crossings[e / 2][e % 2] = f.crossing;
         }
     }
     let best = ev.best();
@@ -272,7 +397,7 @@ pub fn minimise(
             Interval { low, high, low_open: low <= 0.0, high_open: high >= f64::from(GRID) }
         })
         .collect();
-    Outcome { evaluations: ev.evaluations, best, intervals, budget_cut_search, stopped }
+    Outcome { evaluations: ev.evaluations, best, intervals, budget_cut_search, intervals_cut, stopped }
 }
 
 #[cfg(test)]
@@ -307,6 +432,26 @@ mod tests {
         assert!(o.intervals[1].low_open, "the optimum of y is the range's low end: {:?}", o.intervals[1]);
         assert!(!o.intervals[1].high_open && (o.intervals[1].high - 196.0).abs() < 20.0, "{:?}", o.intervals[1]);
         assert!(o.evaluations.len() <= 60);
+    }
+
+    #[test]
+    fn two_inputs_that_trade_off_get_the_profile_interval_not_the_conditional_one() {
+        // f = ((x − y)/20)² + ((x + y − 1024)/400)²: a narrow valley along x = y. With
+        // u = x − y, v = x + y − 1024, f = u²/400 + v²/160000, so x = 512 + (u + v)/2 has
+        // profile variance (400 + 160000)/4 = 40100: the 95% profile interval is
+        // 512 ± 1.96·200.2 = 119.5 to 904.5, both for x and for y. Holding y at its best
+        // value instead gives 512 ± 1.96·19.98 = 473 to 551.
+        let f = |p: &[u32]| {
+            let (x, y) = (f64::from(p[0]), f64::from(p[1]));
+            ((x - y) / 20.0).powi(2) + ((x + y - 1024.0) / 400.0).powi(2)
+        };
+        let o = run(2, 150, &mut |p| f(p));
+        assert!(o.evaluations.len() <= 150);
+        assert!(!o.intervals_cut, "the budget holds the interval ends");
+        for (axis, iv) in o.intervals.iter().enumerate() {
+            assert!(!iv.low_open && !iv.high_open, "axis {axis}: {iv:?}");
+            assert!((iv.low - 119.5).abs() < 25.0 && (iv.high - 904.5).abs() < 25.0, "axis {axis}: {iv:?}");
+        }
     }
 
     #[test]

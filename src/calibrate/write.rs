@@ -75,6 +75,13 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
         "# everything else is the original file. Intervals: {:.0}% profile (docs/CALIBRATION.md).",
         100.0 * cal.spec.confidence
     );
+    if cal.intervals_cut {
+        let _ = writeln!(
+            head,
+            "# INTERVALS CUT BY THE BUDGET: some interval end was not found to 1/16 of its range; the\n\
+             # intervals may be narrower than the observations allow (calibrate again with a larger budget)."
+        );
+    }
     let _ = writeln!(head, "#");
     for f in &cal.fitted {
         let bound = match f.at_bound {

@@ -259,6 +259,12 @@ fn print_table(cal: &Calibration) {
             "note: the search used its whole budget before its finest step; a larger --budget may find a better point"
         );
     }
+    if cal.intervals_cut {
+        println!(
+            "warning: the budget ran out before every interval end was found to 1/16 of its range: \
+             the intervals may be narrower than the observations allow; raise --budget"
+        );
+    }
     if cal.stopped {
         println!("note: interrupted; these results are from the points evaluated so far");
     }
