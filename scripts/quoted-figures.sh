@@ -131,7 +131,7 @@ for name in "${sweep_blocks[@]}"; do
       echo "<!-- fingerprint $want: burstsim $(sweep_args "$name") -->"
       echo '```text'
       # The table's first rows and the whole recommendation; the full table is in sweep.csv.
-      awk '/^Recommendation|^Decisions/ { rec = 1 } rec { print; next } { n++; if (n <= 8) print; else if (n == 9) print "  … (the other points: sweep.csv)" }' "$work/$name.txt" |
+      awk '/^Files: / { next } /^Recommendation|^Decisions/ { rec = 1 } rec { print; next } { n++; if (n <= 8) print; else if (n == 9) print "  … (the other points: sweep.csv)" }' "$work/$name.txt" |
         awk '{ a[NR] = $0 } END { n = NR; while (n > 0 && a[n] == "") n--; for (i = 1; i <= n; i++) print a[i] }'
       echo '```'
     } >"$work/$name"
