@@ -268,7 +268,9 @@ impl Plan {
             slot: nodes
                 .iter()
                 .enumerate()
-                .map(|(i, n)| by_partition[usize::from(n.partition)].iter().position(|&m| m == i as u32).unwrap_or(0) as u32)
+                .map(|(i, n)| {
+                    by_partition[usize::from(n.partition)].iter().position(|&m| m == i as u32).unwrap_or(0) as u32
+                })
                 .collect(),
             free: vec![Vec::new(); nodes.len()],
             account_base: vec![(Vec::new(), Vec::new()); accounts],
@@ -406,7 +408,8 @@ impl Plan {
     fn earliest_untouched(&self, node: u32, k: u32, from: SimTime, until: SimTime) -> Option<(SimTime, i64)> {
         debug_assert!(self.monotone[node as usize] && (k as usize) < self.stride);
         let n = node as usize;
-        let (f, free, _) = self.first[usize::from(self.nodes[n].partition) * self.stride + k as usize][self.slot[n] as usize];
+        let (f, free, _) =
+            self.first[usize::from(self.nodes[n].partition) * self.stride + k as usize][self.slot[n] as usize];
         let t = f.max(from);
         // The first piece is stored as 0 (it starts at `now` ≤ `from`).
         (free != NONE && t <= until)
@@ -463,8 +466,7 @@ impl Plan {
                 .filter(|&&(n, free)| {
                     free >= k
                         && self.nodes[n as usize].partition == ask.partition
-                        && earliest_at_least(self.steps(n), i64::from(k), ask.walltime, self.now)
-                            == Some(self.now)
+                        && earliest_at_least(self.steps(n), i64::from(k), ask.walltime, self.now) == Some(self.now)
                 })
                 .min_by_key(|&&(n, free)| (free, n))
                 .map(|&(n, _)| (self.now, vec![(n, k)])),
@@ -549,17 +551,15 @@ impl Plan {
         let w = ask.walltime;
         match ask.shape {
             Shape::OneNode(k) => {
-                let best = if from == self.now { self.one_node_now(ask.partition, k, w) } else { self.one_node(ask, from) };
+                let best =
+                    if from == self.now { self.one_node_now(ask.partition, k, w) } else { self.one_node(ask, from) };
                 best.map(|(t, _, n)| (t, vec![(n, k)]))
             }
             Shape::Exact(count, _) | Shape::Whole(count) if count > 0 => {
                 let per = |n: u32| if let Shape::Exact(_, g) = ask.shape { g } else { self.nodes[n as usize].gpus };
                 // Candidate times: `from` and every change after it, in order.
-                let mut times: Vec<SimTime> = nodes
-                    .iter()
-                    .flat_map(|&n| self.steps(n).iter().map(|s| s.0))
-                    .filter(|&t| t > from)
-                    .collect();
+                let mut times: Vec<SimTime> =
+                    nodes.iter().flat_map(|&n| self.steps(n).iter().map(|s| s.0)).filter(|&t| t > from).collect();
                 times.push(from);
                 times.sort_unstable();
                 times.dedup();
@@ -600,8 +600,7 @@ impl Plan {
             }
             if let Some(cap) = job_cap {
                 let most = i64::from(cap) - 1;
-                next =
-                    next.max(earliest_where(jobs, |v| v <= most, ask.walltime, next, SimTime::MAX)?);
+                next = next.max(earliest_where(jobs, |v| v <= most, ask.walltime, next, SimTime::MAX)?);
             }
             if next == t {
                 return Some(t);

@@ -589,9 +589,10 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
     // background job that gives up would stay queued (a debug assertion in tests, a silent
     // error in release). Balking needs no withdrawal; the group's own patience works.
     if c.placement == Placement::Pool
-        && let Some(i) = c.accounts.iter().position(|a| {
-            a.patience_hours.is_some() && a.name != accounts[usize::from(group_account)].name
-        })
+        && let Some(i) = c
+            .accounts
+            .iter()
+            .position(|a| a.patience_hours.is_some() && a.name != accounts[usize::from(group_account)].name)
     {
         return bad(
             format!("campus.accounts[{i}].patience_hours"),
