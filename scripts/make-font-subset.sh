@@ -3,7 +3,7 @@
 #   assets/fonts/NotoSansSC-burstsim-subset.otf
 # from Noto Sans CJK SC (SIL Open Font License 1.1), keeping every character of GB 2312
 # (the 6,763 hanzi of levels 1 and 2 plus its 682 symbols: punctuation, full-width forms,
-# kana, Greek, Cyrillic, box drawing), every character src/plot/i18n.rs uses, printable
+# kana, Greek, Cyrillic, box drawing), every character src/i18n.rs uses, printable
 # ASCII and common punctuation, so that names users write in scenarios render. `cargo
 # test` checks the coverage (font_covers_every_chinese_label, gb2312 test).
 #
@@ -19,7 +19,7 @@ chars=$(mktemp)
 trap 'rm -f "$chars"' EXIT
 python3 - "$chars" <<'PY'
 import sys
-text = open("src/plot/i18n.rs", encoding="utf-8").read()
+text = open("src/i18n.rs", encoding="utf-8").read()
 keep = {chr(c) for c in range(0x20, 0x7F)}                        # printable ASCII
 keep |= set("±×÷≤≥–—…·•°′″‰％，。：；、（）《》〈〉“”‘’！？【】「」→←↑↓−¥€£µ²³")
 keep |= {c for c in text if ord(c) > 0x7F}                        # every label character

@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 
 use rand_distr::{Distribution, Exp};
 
+use crate::job::Job;
 use crate::rng::SimRng;
 use crate::scenario::Offer;
 use crate::scenario::raw::BillingMode;
 use crate::units::{HOUR, MINUTE, SimTime};
-use crate::workload::Job;
 
 /// Largest number of interruptions simulated for one run. Validation keeps interruptions
 /// per checkpoint interval at most 3, so this is reached only by extremely long runs; the
@@ -177,10 +177,10 @@ pub fn estimate_charge(offer: &Offer, job: &Job, walltime: SimTime) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::JobKind;
+    use crate::job::NO_DEADLINE;
     use crate::rng::{Purpose, stream};
     use crate::scenario::dist::DistSpec;
-    use crate::scenario::raw::JobKind;
-    use crate::workload::NO_DEADLINE;
 
     fn offer() -> Offer {
         Offer {
@@ -222,7 +222,7 @@ mod tests {
             data_gb: 36.0,
             deadline: NO_DEADLINE,
             kind,
-            account: crate::workload::OTHERS,
+            account: crate::job::OTHERS,
             partition: 0,
             nodes: 0,
             gpus_per_node: 0,

@@ -18,13 +18,14 @@ use std::collections::HashMap;
 
 use crate::cloud::{CloudRun, OfferState, plan_run};
 use crate::cluster::{Cluster, QueuedJob, Request, Reservation};
+use crate::job::{Job, NO_DEADLINE};
 use crate::metrics::class::ClassTally;
 use crate::metrics::{Daily, DailyLevel, Metric, RunMetrics, wait_stats};
 use crate::rng::{Purpose, job_key, stream};
 use crate::scenario::raw::BillingMode;
 use crate::scenario::{Policy, Scenario};
 use crate::units::{DAY, HOUR, SimTime, secs_to_hours};
-use crate::workload::{Job, JobStream, NO_DEADLINE};
+use crate::workload::JobStream;
 use queue::{Event, EventQueue};
 
 pub(crate) mod budget;
@@ -39,6 +40,8 @@ pub use watchdog::{Halt, Runaway};
 
 mod outcome;
 use outcome::GaveUp;
+
+mod situation;
 
 /// Where a job (or a segment of it) runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -420,8 +423,8 @@ impl<'a, O: Observer> World<'a, O> {
         match e {
             Event::CampusEnd(j) => self.campus_end(j),
             Event::CloudEnd(j) => self.cloud_end(j),
-            Event::Timeout(j) => self.on_timeout(j),
-            Event::DebugDone(j) => self.on_debug_done(j),
+            Event::Timeout(j) => crate::policy::on_timeout(self, j),
+            Event::DebugDone(j) => crate::policy::on_debug_done(self, j),
             Event::MaintenanceEnd => self.cluster.invalidate(),
             Event::RentalStart(o) => {
                 let o = usize::from(o);
@@ -459,7 +462,7 @@ impl<'a, O: Observer> World<'a, O> {
             self.tally.arrivals += 1;
             self.class_tally(j).submitted += 1;
         }
-        self.route_arrival(j);
+        crate::policy::route_arrival(self, j);
     }
 
     /// True when the job could ever run on campus (GPU count and node shape, its account's
@@ -483,7 +486,7 @@ impl<'a, O: Observer> World<'a, O> {
         let c = &self.scn.campus;
         let account = if job.group {
             c.group_account
-        } else if job.account == crate::workload::OTHERS {
+        } else if job.account == crate::job::OTHERS {
             self.others_account
         } else {
             job.account

@@ -34,12 +34,14 @@
 //!   the output bytes do not depend on the number of threads.
 
 pub mod bench;
-pub mod calibrate;
 pub mod cloud;
 pub mod cluster;
 pub mod date;
 pub mod engine;
+pub mod evidence;
 pub mod experiment;
+pub mod i18n;
+pub mod job;
 pub mod metrics;
 pub mod output;
 pub mod plot;
@@ -55,3 +57,4 @@ pub mod trace;
 pub mod units;
 pub mod validation;
 pub mod workload;
+pub mod write;

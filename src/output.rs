@@ -4,38 +4,17 @@
 //! leaves a half-written file under a final name.
 
 pub mod csv;
-pub mod lock;
-pub mod occupied;
 pub mod printable;
+pub mod shard;
 pub mod table;
 pub mod warnings;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::experiment::{Results, Stopping, Summaries};
 use crate::scenario::Scenario;
-
-/// Writes `bytes` to `path` atomically: a temporary sibling is written and synced, then
-/// renamed over the target.
-///
-/// # Errors
-/// Any I/O error, with the path in the message.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let tmp: PathBuf = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(|e| std::io::Error::new(e.kind(), format!("could not write '{}': {e}", path.display())))
-}
+// TEMP(issue 25): old paths kept until the file splits merge; removed right after.
+pub use crate::write::{atomic_write, lock, num, occupied};
 
 /// The files of a finished run, written atomically into `dir` (created if needed), CSVs
 /// in plain UTF-8; `run.toml` first, so a folder with any of the new files names their run.
@@ -136,38 +115,4 @@ pub fn run_manifest(
     out.push_str("# The rest is the fully resolved scenario; `burstsim run run.toml` repeats this run.\n\n");
     out.push_str(&toml::to_string(&raw).expect("a raw scenario always serialises"));
     out
-}
-
-/// Formats a number for CSV: shortest round-trip text, empty for NaN, `0` for −0.
-pub fn num(v: f64) -> String {
-    if v.is_nan() {
-        String::new()
-    } else if v == 0.0 {
-        "0".to_string()
-    } else {
-        format!("{v}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atomic_write_replaces_the_file_and_leaves_no_temporary() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.csv");
-        atomic_write(&p, b"one").unwrap();
-        atomic_write(&p, b"two").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn numbers_are_plain_and_nan_is_empty() {
-        assert_eq!(num(f64::NAN), "");
-        assert_eq!(num(-0.0), "0");
-        assert_eq!(num(1.5), "1.5");
-        assert_eq!(num(1e-7), "0.0000001");
-    }
 }

@@ -20,7 +20,7 @@
 pub mod data;
 pub mod folder;
 pub mod font;
-pub mod i18n;
+pub use crate::i18n;
 pub mod run_charts;
 pub mod sweep_charts;
 pub mod theme;
@@ -33,9 +33,9 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+pub use crate::i18n::Lang;
 pub use folder::Folder;
 pub use font::FontSpec;
-pub use i18n::Lang;
 use theme::Theme;
 
 /// Why charts could not be drawn.
@@ -159,17 +159,18 @@ pub struct ChartFile {
     pub png_path: PathBuf,
 }
 
-/// What [`plot_dir`] wrote.
+/// The charts of an output folder, drawn and written ([`draw_dir`]); the report is
+/// written from them ([`crate::report::plot_dir`]).
 #[derive(Debug)]
-pub struct PlotOutput {
+pub struct Drawn {
+    /// The folder the charts were drawn from.
+    pub folder: Folder,
     /// The charts, in report order.
     pub charts: Vec<ChartFile>,
     /// Where they were written (`charts/`, or `charts-zh/` for Chinese).
     pub charts_dir: PathBuf,
-    /// `report.html` (`report.zh.html` for Chinese).
-    pub report_html: PathBuf,
-    /// `report.md` (`report.zh.md` for Chinese).
-    pub report_md: PathBuf,
+    /// The sizes, language and names the charts were drawn with.
+    pub theme: Theme,
     /// The font the charts were drawn with.
     pub font: font::ChosenFont,
     /// Things the user should know (missing glyphs, unreadable `run.toml`, …).
@@ -189,14 +190,14 @@ pub trait Chart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String>;
 }
 
-/// Redraws every chart of the output folder `dir` into `dir/charts/` and writes
-/// `dir/report.html` and `dir/report.md` (for Chinese: `dir/charts-zh/`,
-/// `dir/report.zh.html`, `dir/report.zh.md`, beside the English files).
+/// Redraws every chart of the output folder `dir` into `dir/charts/` (for Chinese:
+/// `dir/charts-zh/`, beside the English charts). [`crate::report::plot_dir`] adds the
+/// report.
 ///
 /// # Errors
 /// [`PlotError`]: bad input (missing file or column, bad option or font) or a failure
 /// to draw or write.
-pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError> {
+pub fn draw_dir(dir: &Path, opts: &PlotOptions) -> Result<Drawn, PlotError> {
     check_options(opts)?;
     let folder = Folder::open(dir)?;
     let mut warnings = folder.notes().to_vec();
@@ -270,8 +271,7 @@ pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError>
         }
         Ok(out)
     })??;
-    let (html, md) = crate::report::write(dir, &folder, &charts, &theme, &chosen)?;
-    Ok(PlotOutput { charts, charts_dir, report_html: html, report_md: md, font: chosen, warnings })
+    Ok(Drawn { folder, charts, charts_dir, theme, font: chosen, warnings })
 }
 
 fn check_options(o: &PlotOptions) -> Result<(), PlotError> {
@@ -351,7 +351,7 @@ pub fn render(chart: &dyn ChartDyn, dir: &Path, theme: &Theme, font: &'static [u
         root.present().map_err(|e| draw_err(e.to_string()))?;
     }
     let svg_path = dir.join(format!("{name}.svg"));
-    crate::output::atomic_write(&svg_path, svg.as_bytes())?;
+    crate::write::atomic_write(&svg_path, svg.as_bytes())?;
     let big = theme.scaled(SUPERSAMPLE);
     let mut buf = vec![0u8; big.width as usize * big.height as usize * 3];
     {
@@ -363,7 +363,7 @@ pub fn render(chart: &dyn ChartDyn, dir: &Path, theme: &Theme, font: &'static [u
     let small = downsample(&buf, big.width as usize, big.height as usize, SUPERSAMPLE as usize);
     let png_path = dir.join(format!("{name}.png"));
     let bytes = encode_png(&small, theme.width, theme.height).map_err(|e| draw_err(e.to_string()))?;
-    crate::output::atomic_write(&png_path, &bytes)?;
+    crate::write::atomic_write(&png_path, &bytes)?;
     Ok(ChartFile { name, caption: chart.caption(theme), svg, svg_path, png_path })
 }
 

@@ -13,13 +13,52 @@ mod sensitivity;
 
 use std::path::{Path, PathBuf};
 
+use crate::i18n::{L, Lang, fill};
 use crate::plot::data::Stat;
 use crate::plot::folder::{Folder, RunFolder, SweepFolder};
 use crate::plot::font::{ChosenFont, NOTO_SC_SUBSET};
-use crate::plot::i18n::{L, Lang, fill};
 use crate::plot::sweep_charts::{HEADLINE, metric_label};
-use crate::plot::theme::{Theme, decimals_for, fmt_num};
-use crate::plot::{ChartFile, PlotError, run_charts::COMPONENTS};
+use crate::plot::theme::{Theme, decimals_for};
+use crate::plot::{ChartFile, PlotError, PlotOptions, run_charts::COMPONENTS};
+use crate::write::fmt_num;
+
+/// What [`plot_dir`] wrote.
+#[derive(Debug)]
+pub struct PlotOutput {
+    /// The charts, in report order.
+    pub charts: Vec<ChartFile>,
+    /// Where they were written (`charts/`, or `charts-zh/` for Chinese).
+    pub charts_dir: PathBuf,
+    /// `report.html` (`report.zh.html` for Chinese).
+    pub report_html: PathBuf,
+    /// `report.md` (`report.zh.md` for Chinese).
+    pub report_md: PathBuf,
+    /// The font the charts were drawn with.
+    pub font: ChosenFont,
+    /// Things the user should know (missing glyphs, unreadable `run.toml`, …).
+    pub warnings: Vec<String>,
+}
+
+/// Redraws every chart of the output folder `dir` into `dir/charts/` and writes
+/// `dir/report.html` and `dir/report.md` (for Chinese: `dir/charts-zh/`,
+/// `dir/report.zh.html`, `dir/report.zh.md`, beside the English files): what
+/// `burstsim plot` does, and `run` and `sweep` after their CSVs.
+///
+/// # Errors
+/// [`PlotError`]: bad input (missing file or column, bad option or font) or a failure
+/// to draw or write.
+pub fn plot_dir(dir: &Path, opts: &PlotOptions) -> Result<PlotOutput, PlotError> {
+    let drawn = crate::plot::draw_dir(dir, opts)?;
+    let (html, md) = write(dir, &drawn.folder, &drawn.charts, &drawn.theme, &drawn.font)?;
+    Ok(PlotOutput {
+        charts: drawn.charts,
+        charts_dir: drawn.charts_dir,
+        report_html: html,
+        report_md: md,
+        font: drawn.font,
+        warnings: drawn.warnings,
+    })
+}
 
 /// A piece of the report.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,8 +99,8 @@ pub fn write(
     let blocks = blocks(folder, charts.len(), theme.lang);
     let html = dir.join(theme.lang.report_file("html"));
     let md = dir.join(theme.lang.report_file("md"));
-    crate::output::atomic_write(&html, render_html(&blocks, charts, theme.lang, font).as_bytes())?;
-    crate::output::atomic_write(&md, render_md(&blocks, charts, theme.lang).as_bytes())?;
+    crate::write::atomic_write(&html, render_html(&blocks, charts, theme.lang, font).as_bytes())?;
+    crate::write::atomic_write(&md, render_md(&blocks, charts, theme.lang).as_bytes())?;
     Ok((html, md))
 }
 

@@ -7,26 +7,31 @@
 //! allowed.
 
 pub mod assumptions;
+pub mod calendar;
 pub mod calibration;
 pub mod capacity;
+pub mod class_metrics;
 pub mod dist;
 pub mod feasibility;
 pub mod labels;
 pub mod locate;
 pub mod raw;
+pub mod shape;
+mod trace_source;
 mod validate;
 
+pub use trace_source::TraceSource;
 pub use validate::{GROUP_ACCOUNT, OTHERS_ACCOUNT};
 
 use std::path::Path;
 
 use crate::date::{Clock, Date};
+use crate::scenario::calendar::Calendar;
 use crate::scenario::dist::Sampler;
 use crate::scenario::raw::{
     BillingMode, BudgetPeriod, JobKind, Placement, PolicyKind, RawScenario, SchedulerKind, WhenFull,
 };
 use crate::units::SimTime;
-use crate::workload::calendar::Calendar;
 
 /// The default scenario, compiled into the binary (also shipped as `scenarios/default.toml`).
 pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/default.toml");
@@ -143,7 +148,7 @@ pub struct Scenario {
     /// Seasons of the other groups.
     pub background_calendar: Calendar,
     /// Other groups' jobs from a real log (`[background.trace]`), shared by all clones.
-    pub background_trace: Option<std::sync::Arc<crate::workload::TraceSource>>,
+    pub background_trace: Option<std::sync::Arc<TraceSource>>,
     /// The group's own job classes.
     pub group: Vec<JobClass>,
     /// Seasons of the group (its deadlines).
@@ -153,7 +158,7 @@ pub struct Scenario {
     /// Policies to compare (at least one).
     pub policies: Vec<Policy>,
     /// The per-class metrics reported (with the scenario's wait thresholds).
-    pub class_metrics: crate::metrics::class::ClassMetricSet,
+    pub class_metrics: crate::scenario::class_metrics::ClassMetricSet,
     /// Display names (`label`, `label_zh`) of the scenario, policies, classes and seasons.
     pub names: labels::DisplayNames,
     /// The resolved raw form, written back as `run.toml`.
@@ -514,6 +519,21 @@ pub struct Policy {
     pub rent_when_needed: bool,
 }
 
+impl Policy {
+    /// Every place the policy may send a job (validation checks each can take the
+    /// classes it may get). The campus is always a place: it is where a job goes when
+    /// no offer can take it.
+    pub fn places(&self) -> Vec<Target> {
+        let mut v: Vec<Target> = vec![Target::Campus];
+        if self.kind != PolicyKind::CampusOnly {
+            v.extend(self.offers.iter().map(|&o| Target::Offer(o)));
+            v.extend(self.reserved.map(Target::Offer));
+            v.extend(self.rules.iter().map(|r| r.target));
+        }
+        v
+    }
+}
+
 impl Scenario {
     /// Reads and checks a scenario file.
     ///
@@ -626,7 +646,11 @@ impl Scenario {
 
     /// Names of the rows of `classes.csv`: each group class, then the whole group.
     pub fn class_names(&self) -> Vec<String> {
-        self.group.iter().map(|c| c.name.clone()).chain([crate::metrics::class::ALL_CLASSES.to_string()]).collect()
+        self.group
+            .iter()
+            .map(|c| c.name.clone())
+            .chain([crate::scenario::class_metrics::ALL_CLASSES.to_string()])
+            .collect()
     }
 
     /// Index of a policy by name.

@@ -8,125 +8,24 @@
 //! k-th job of a class keeps its runtime, size and deadline across sweep points.
 
 pub mod arrivals;
-pub mod calendar;
+/// Calendars are scenario data ([`crate::scenario::calendar`]); kept here under their old path.
+pub use crate::scenario::calendar;
 pub mod load;
 
 use rand::RngExt;
 
+pub use crate::job::{Job, NO_DEADLINE, OTHERS};
 use crate::rng::{Purpose, SimRng, stream};
-use crate::scenario::raw::JobKind;
+pub use crate::scenario::TraceSource;
+use crate::scenario::calendar::Calendar;
 use crate::scenario::{JobClass, Scenario};
 use crate::units::{DAY, HOUR, SimTime, hours_to_secs};
-use crate::workload::calendar::Calendar;
 
 /// Longest runtime a sampled job may have (ten years).
 pub const MAX_RUNTIME_HOURS: f64 = 24.0 * 3650.0;
 
-/// Deadline value meaning "no deadline".
-pub const NO_DEADLINE: SimTime = SimTime::MAX;
-
-/// One job as submitted.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Job {
-    /// Submission time.
-    pub submit: SimTime,
-    /// True runtime on one campus GPU type, seconds (≥ 1).
-    pub runtime: SimTime,
-    /// Requested walltime ÷ runtime (≥ 1).
-    pub walltime_factor: f64,
-    /// GPUs.
-    pub gpus: u32,
-    /// Index of its class (in the background or the group list).
-    pub class: u16,
-    /// True for the group's own jobs (the ones policies route and metrics measure).
-    pub group: bool,
-    /// Index of the job among its class's arrivals (generated jobs) or among the group's
-    /// jobs (a log's); with `class` it keys the job's own random streams
-    /// ([`crate::rng::job_key`]).
-    pub ordinal: u32,
-    /// Memory per GPU, GB.
-    pub vram_gb: f64,
-    /// Data to upload for a cloud run, GB.
-    pub data_gb: f64,
-    /// Absolute deadline, or [`NO_DEADLINE`].
-    pub deadline: SimTime,
-    /// CV or transformer.
-    pub kind: JobKind,
-    /// Slurm account of a background job ([`OTHERS`]: the shared "others" account; the
-    /// group's jobs always use the group's account).
-    pub account: u16,
-    /// Partition (index).
-    pub partition: u16,
-    /// Nodes asked for (0: the scheduler chooses).
-    pub nodes: u16,
-    /// GPUs per node asked for (0: the scheduler chooses).
-    pub gpus_per_node: u16,
-}
-
-/// [`Job::account`] of a job in the shared "others" account (a log's jobs).
-pub const OTHERS: u16 = u16::MAX;
-
-impl Job {
-    /// A job with the plainest attributes: `gpus` GPUs for `runtime` seconds submitted at
-    /// `submit`, an exact walltime request, no memory, data or deadline, the first class and
-    /// partition, the shared "others" account (the group's jobs use the group's). For logs
-    /// and tests; change the fields that matter with struct update syntax.
-    pub fn plain(submit: SimTime, gpus: u32, runtime: SimTime, group: bool) -> Job {
-        Job {
-            submit,
-            runtime,
-            walltime_factor: 1.0,
-            gpus,
-            class: 0,
-            group,
-            ordinal: 0,
-            vram_gb: 0.0,
-            data_gb: 0.0,
-            deadline: NO_DEADLINE,
-            kind: JobKind::default(),
-            account: OTHERS,
-            partition: 0,
-            nodes: 0,
-            gpus_per_node: 0,
-        }
-    }
-
-    /// The walltime the scheduler is told for `work` seconds of remaining runtime,
-    /// capped at the cluster's limit.
-    pub fn walltime_request(&self, work: SimTime, max_walltime: Option<SimTime>) -> SimTime {
-        let w = (work as f64 * self.walltime_factor).ceil() as SimTime;
-        w.max(work).min(max_walltime.unwrap_or(SimTime::MAX))
-    }
-}
-
-/// Other groups' jobs from a real log, converted once when the scenario is loaded.
-#[derive(Clone, Debug)]
-pub struct TraceSource {
-    /// The log's jobs on its own clock (0 = first submission), sorted, all background.
-    pub jobs: Vec<Job>,
-    /// End of the log's period (last submission + 1 s).
-    pub extent: SimTime,
-    /// Bootstrap block boundary on the log's clock (aligned to local midnight / weekday).
-    pub phase: SimTime,
-    /// Replay or bootstrap.
-    pub mode: crate::scenario::raw::TraceMode,
-    /// Block length.
-    pub block: crate::trace::bootstrap::Block,
-    /// Bootstrap: the season window in weeks (blocks come from the same part of the year),
-    /// or `None` for uniform draws over the whole log.
-    pub season_window_weeks: Option<u32>,
-    /// Local time (seconds since 1970-01-01 local) of the jobs' clock 0, when the log has
-    /// calendar dates.
-    pub origin_local: Option<i64>,
-    /// Draws are uniform only because the log has no dates and `draw` was left out (a
-    /// warning says the seasons are scrambled).
-    pub undated: bool,
-    /// FNV-1a hash of the log file's bytes (part of the scenario hash).
-    pub content_hash: u64,
-    /// Load scale (1 = as logged).
-    pub scale: f64,
-}
-
+// `TraceSource` (the log's jobs, loaded with the scenario) is plain data of the scenario;
+// how a replication draws from it is workload, so its methods live here.
 impl TraceSource {
     /// The jobs of one replication, sorted by submission.
     ///

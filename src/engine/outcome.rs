@@ -12,10 +12,10 @@
 //! waited), and a reneged, balked or unfinished job with a deadline counts as a miss.
 
 use super::{Observer, Place, Status, World};
+use crate::job::NO_DEADLINE;
 use crate::metrics::class::ClassTally;
 use crate::metrics::season::{SeasonSet, SeasonTally};
 use crate::units::secs_to_hours;
-use crate::workload::NO_DEADLINE;
 
 /// How a job left without running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

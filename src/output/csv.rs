@@ -1,13 +1,16 @@
 //! The CSV files of a run, as bytes (pure functions; the caller writes them atomically).
 //! Column names are a stable contract (DESIGN.md): add columns, never rename or drop.
 
-use super::num;
+use crate::write::num;
+
+// TEMP(issue 25): old path kept until the file splits merge; removed right after.
 use crate::date::Date;
 use crate::experiment::risk::PolicyRisk;
 use crate::experiment::{DailySums, Results, Summaries, wait_bin_edges};
 use crate::metrics::Metric;
 use crate::scenario::Scenario;
 use crate::target::Target;
+pub use crate::write::CsvBytes;
 
 /// How the user-facing CSV files are encoded. Plain UTF-8 is the stable contract; Excel
 /// on Windows (Chinese locales especially) reads a CSV without a byte-order mark in the
@@ -38,29 +41,6 @@ impl Encoding {
             Encoding::Utf8 => bytes,
             Encoding::Utf8Bom => [UTF8_BOM, &bytes].concat(),
         }
-    }
-}
-
-/// A CSV file built in memory: `\n` line ends, quoting as needed. Writing to memory
-/// cannot fail, so rows are added without a `Result`.
-pub struct CsvBytes(csv::Writer<Vec<u8>>);
-
-impl CsvBytes {
-    /// A file with this header row.
-    pub fn new<I: IntoIterator<Item = T>, T: AsRef<[u8]>>(header: I) -> CsvBytes {
-        let mut c = CsvBytes(csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new()));
-        c.row(header);
-        c
-    }
-
-    /// Adds a row.
-    pub fn row<I: IntoIterator<Item = T>, T: AsRef<[u8]>>(&mut self, fields: I) {
-        self.0.write_record(fields).expect("writing to memory cannot fail");
-    }
-
-    /// The bytes.
-    pub fn finish(self) -> Vec<u8> {
-        self.0.into_inner().expect("writing to memory cannot fail")
     }
 }
 

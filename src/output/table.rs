@@ -97,7 +97,7 @@ pub fn cost_unit(scenario: &Scenario) -> String {
 
 /// A policy's name in the terminal: its `label` when it has one, else its id.
 fn shown(scenario: &Scenario, policy: &str) -> String {
-    scenario.names.policies.get(policy, crate::plot::Lang::En)
+    scenario.names.policies.get(policy, crate::i18n::Lang::En)
 }
 
 /// The table's columns after the policy: header and how a policy's cell is made. The
@@ -125,7 +125,7 @@ pub fn deadline_note(scenario: &Scenario) -> String {
         .group
         .iter()
         .filter(|c| c.deadline_hours.is_some())
-        .map(|c| scenario.names.classes.get(&c.name, crate::plot::Lang::En))
+        .map(|c| scenario.names.classes.get(&c.name, crate::i18n::Lang::En))
         .collect();
     if classes.is_empty() {
         "* deadline miss: no job class of the group has a deadline, so it is undefined (–)".to_string()
@@ -325,7 +325,7 @@ pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
                 g(m).map_or("–".into(), |x| if scale == 100.0 { share_pm(&x, d) } else { pm(&x, scale, d) })
             };
             let mut row = vec![
-                format!("  {}", scenario.names.classes.get(&class, crate::plot::Lang::En)),
+                format!("  {}", scenario.names.classes.get(&class, crate::i18n::Lang::En)),
                 g("jobs_completed").map_or("–".into(), |x| format!("{:.0}", x.mean)),
                 cell("wait_mean_h", 1.0, 2),
                 cell("wait_p50_h", 1.0, 2),

@@ -26,7 +26,7 @@ use std::sync::{Mutex, OnceLock};
 use ab_glyph::{Font, FontRef};
 
 use super::PlotError;
-use super::i18n::Lang;
+use crate::i18n::Lang;
 
 /// DejaVu Sans (Bitstream Vera licence, `assets/fonts/DejaVuSans-LICENSE.txt`).
 pub static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
@@ -255,14 +255,14 @@ pub fn with_font<R>(font: &ChosenFont, draw: impl FnOnce() -> R) -> Result<R, Pl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plot::i18n::zh_characters;
+    use crate::i18n::zh_characters;
 
     #[test]
     fn font_covers_every_chinese_label() {
         let missing = missing_chars(NOTO_SC_SUBSET, &needed_chars(&zh_characters().iter().collect::<String>()));
         assert!(
             missing.is_empty(),
-            "the bundled Chinese subset lacks {missing:?}: run scripts/make-font-subset.sh after changing src/plot/i18n.rs"
+            "the bundled Chinese subset lacks {missing:?}: run scripts/make-font-subset.sh after changing src/i18n.rs"
         );
     }
 

@@ -8,10 +8,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::Chart;
 use super::data::WaitPoint;
 use super::folder::RunFolder;
-use super::i18n::{L, fill};
-use super::theme::{
-    AxisSpec, INK, Mark, Textual, Theme, ci_bar, dashed, fmt_num, nice_ticks, padded, policy_colour, tick,
-};
+use super::theme::{AxisSpec, INK, Mark, Textual, Theme, ci_bar, dashed, nice_ticks, padded, policy_colour, tick};
+use crate::i18n::{L, fill};
+use crate::write::fmt_num;
 
 /// Total cost against the 95th-percentile wait, one point per policy with 95% CI error
 /// bars in both directions, faint dots for single replications, and the Pareto frontier

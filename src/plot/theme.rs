@@ -6,7 +6,9 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::i18n::{L, Lang};
+use crate::i18n::{L, Lang};
+// TEMP(issue 25): old path kept until the file splits merge; removed right after.
+pub use crate::write::fmt_num;
 
 /// Sizes, language and the title prefix of one set of charts.
 #[derive(Clone, Debug)]
@@ -452,28 +454,6 @@ pub fn dashed<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A number with thousands separators and `decimals` decimals (`120,000`, `3.62`).
-pub fn fmt_num(v: f64, decimals: usize) -> String {
-    if !v.is_finite() {
-        return "–".into();
-    }
-    let s = format!("{:.*}", decimals, v.abs());
-    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(a, b)| (a, Some(b)));
-    let mut out = String::new();
-    for (i, ch) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if let Some(f) = frac {
-        out.push('.');
-        out.push_str(f);
-    }
-    let negative = v < 0.0 && out.chars().any(|c| c.is_ascii_digit() && c != '0');
-    if negative { format!("−{out}") } else { out }
-}
-
 /// Decimals that show a value of this size to about three significant digits.
 pub fn decimals_for(span: f64) -> usize {
     let s = span.abs();
@@ -517,9 +497,9 @@ pub fn month_label(lang: Lang, year: i32, month: u8, with_year: bool) -> String 
     match (lang, with_year) {
         (Lang::En, true) => format!("{} {year}", EN[usize::from(month - 1)]),
         (Lang::En, false) => EN[usize::from(month - 1)].to_string(),
-        (Lang::Zh, true) => super::i18n::fill(L::MonthFormat.get(lang), &[&year.to_string(), &month.to_string()]),
+        (Lang::Zh, true) => crate::i18n::fill(L::MonthFormat.get(lang), &[&year.to_string(), &month.to_string()]),
         (Lang::Zh, false) => {
-            let full = super::i18n::fill(L::MonthFormat.get(lang), &[&year.to_string(), &month.to_string()]);
+            let full = crate::i18n::fill(L::MonthFormat.get(lang), &[&year.to_string(), &month.to_string()]);
             full.split_once('年').map_or(full.clone(), |(_, m)| m.to_string())
         }
     }
@@ -528,15 +508,6 @@ pub fn month_label(lang: Lang, year: i32, month: u8, with_year: bool) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_get_thousands_separators_and_a_real_minus() {
-        assert_eq!(fmt_num(112_304.4, 0), "112,304");
-        assert_eq!(fmt_num(3.617, 2), "3.62");
-        assert_eq!(fmt_num(-26_596.0, 0), "−26,596");
-        assert_eq!(fmt_num(-0.0001, 2), "0.00");
-        assert_eq!(fmt_num(f64::NAN, 2), "–");
-    }
 
     #[test]
     fn ticks_are_round_and_inside_the_range() {

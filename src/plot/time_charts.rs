@@ -14,9 +14,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::Chart;
 use super::folder::{RunFolder, SeasonBand};
-use super::i18n::{L, fill};
-use super::theme::{AxisSpec, INK, Mark, Textual, Theme, dashed, fmt_num, month_label, padded, policy_colour, tick};
+use super::theme::{AxisSpec, INK, Mark, Textual, Theme, dashed, month_label, padded, policy_colour, tick};
 use crate::date::Date;
+use crate::i18n::{L, fill};
+use crate::write::fmt_num;
 
 /// Shading of the other groups' seasons.
 const OTHER_SEASON: RGBColor = RGBColor(230, 159, 0);

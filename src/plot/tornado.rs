@@ -8,9 +8,9 @@ use plotters::prelude::*;
 
 use super::data::Table;
 use super::folder::RunFolder;
-use super::i18n::{L, Lang, fill};
 use super::theme::{AxisSpec, INK, Mark, Textual, Theme, nice_ticks, policy_colour, tick};
 use super::{Chart, PlotError};
+use crate::i18n::{L, Lang, fill};
 use crate::sensitivity::band::Row;
 
 /// Columns of `sensitivity.csv` the chart and the report use.

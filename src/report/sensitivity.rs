@@ -3,11 +3,11 @@
 //! recommended policy and paired differences at low, central and high.
 
 use super::Block;
+use crate::i18n::{L, Lang, fill};
 use crate::plot::folder::RunFolder;
-use crate::plot::i18n::{L, Lang, fill};
-use crate::plot::theme::fmt_num;
 use crate::plot::tornado::{diff, input_label};
 use crate::sensitivity::band::{NONE, Outcome};
+use crate::write::fmt_num;
 
 /// The section's blocks (none when the folder has no band).
 pub fn blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {

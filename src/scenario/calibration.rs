@@ -1,7 +1,7 @@
 //! The `[calibration]` table exactly as written: which unmeasured inputs `burstsim
 //! calibrate` may fit, within which ranges, and what the group has observed. Plain data
 //! with serde defaults and no logic (like [`super::raw`]), so a misspelt key is an error
-//! with its line; `crate::calibrate` checks the values and runs the fit. `burstsim run`
+//! with its line; `crate::evidence::calibrate` checks the values and runs the fit. `burstsim run`
 //! and `sweep` ignore the table.
 
 use serde::{Deserialize, Serialize};

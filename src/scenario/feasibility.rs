@@ -25,8 +25,8 @@
 //! policy needs it) is not a sure place: a job that arrives after its last rental, or
 //! that needs longer than any rental, would wait in its line for ever.
 
-use crate::cluster::placement::Shape;
 use crate::scenario::raw::{BillingMode, Placement};
+use crate::scenario::shape::Shape;
 use crate::scenario::{Campus, Offer, Policy};
 
 /// Why a job can never start on the campus, with what would fit.

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::plot::Lang;
+use crate::i18n::Lang;
 
 /// The labels of one list (policies, classes or seasons): id → (English, Chinese).
 #[derive(Clone, Debug, Default, PartialEq)]

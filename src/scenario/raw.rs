@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dist::DistSpec;
+pub use crate::job::JobKind;
 
 /// The whole file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -587,17 +588,6 @@ pub struct RawWorkload {
     /// fair-share and limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
-}
-
-/// What a job mostly computes: decides the cloud speed factor that applies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum JobKind {
-    /// Convolutional / vision work.
-    Cv,
-    /// Transformer / NLP / LLM work.
-    #[default]
-    Transformer,
 }
 
 /// A class of jobs with its arrival rate and size distributions.

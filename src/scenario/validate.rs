@@ -9,9 +9,9 @@ use super::{
     Account, Budget, Campus, ComputeTimeout, JobClass, NodeGroup, Offer, Partition, Policy, Rule, Scenario, Target,
 };
 use crate::date::{Clock, Date, days_in_month, days_in_year_from};
+use crate::job::Job;
+use crate::scenario::calendar::{Calendar, HourlyProfile, Season, SeasonWindow};
 use crate::units::{DAY, HOUR, MINUTE, SimTime, hours_to_secs};
-use crate::workload::Job;
-use crate::workload::calendar::{Calendar, HourlyProfile, Season, SeasonWindow};
 use serde::Deserialize;
 
 mod cloud;
@@ -408,7 +408,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         group_calendar,
         offers,
         policies,
-        class_metrics: crate::metrics::class::ClassMetricSet { thresholds_h },
+        class_metrics: crate::scenario::class_metrics::ClassMetricSet { thresholds_h },
         names: super::labels::DisplayNames::from_raw(&resolved),
         raw: resolved,
     };

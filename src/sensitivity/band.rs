@@ -4,10 +4,10 @@
 use super::{Input, TargetSource};
 use crate::experiment::Summaries;
 use crate::metrics::Metric;
-use crate::output::csv::CsvBytes;
-use crate::output::num;
-use crate::plot::theme::fmt_num;
 use crate::target::Target;
+use crate::write::CsvBytes;
+use crate::write::fmt_num;
+use crate::write::num;
 
 /// Low, central or high.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plot::i18n::{L, Lang};
+use crate::i18n::{L, Lang};
 use crate::scenario::raw::{Placement, RawScenario};
 use crate::scenario::{Priority, Scenario};
 use crate::sweep::{Role, get_number, set_path};

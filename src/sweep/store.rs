@@ -16,10 +16,11 @@ use super::Sweep;
 use crate::experiment::risk::{MissCount, PolicyRisk};
 use crate::experiment::{ClassRow, PairedRow, Results, Summaries, SummaryRow};
 use crate::metrics::Metric;
-use crate::output::{atomic_write, csv as out_csv};
+use crate::output::csv as out_csv;
 use crate::scenario::Scenario;
 use crate::stats::Summary;
 use crate::target::Target;
+use crate::write::{CsvBytes, atomic_write};
 
 /// Why the output folder cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -45,7 +46,7 @@ pub enum StoreError {
     Damaged(String, String),
     /// The folder holds other results (another sweep without `--force`, or a run).
     #[error(transparent)]
-    Occupied(#[from] crate::output::occupied::Occupied),
+    Occupied(#[from] crate::write::occupied::Occupied),
 }
 
 /// An I/O error that names the path it happened on ("could not create 'out/points': …").
@@ -114,7 +115,7 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (or starts) the folder, following [`crate::output::occupied`]: a new folder
+    /// Opens (or starts) the folder, following [`crate::write::occupied`]: a new folder
     /// is started; a folder holding this very sweep keeps its finished points (they are
     /// the same numbers), with or without `resume`; a folder holding a different sweep
     /// is refused unless `force`, which removes its points and final files first.
@@ -124,7 +125,7 @@ impl Store {
     /// [`StoreError::Occupied`] for a different sweep without `force`, or a folder of
     /// another kind; I/O errors.
     pub fn open(dir: &Path, sweep: &Sweep, resume: bool, force: bool) -> Result<Store, StoreError> {
-        use crate::output::occupied::{self, Claim, Holds, Occupied};
+        use crate::write::occupied::{self, Claim, Holds, Occupied};
         let hash = sweep_hash(sweep);
         let meta = dir.join("sweep.toml");
         match occupied::claim_sweep(dir, &hash, force) {
@@ -331,13 +332,13 @@ pub fn risk_csv(sweep: &Sweep, targets: &[Target], risks: &[Vec<PolicyRisk>], co
     header.extend(sweep.params.iter().map(|p| p.key.clone()));
     header.extend(out_csv::RISK_COLUMNS.iter().map(|c| c.to_string()));
     header.extend(["upper_bound".to_string(), "upper_bound_confidence".to_string()]);
-    let mut w = out_csv::CsvBytes::new(&header);
+    let mut w = CsvBytes::new(&header);
     for (i, point) in risks.iter().enumerate() {
         for r in point {
             let mut row = vec![i.to_string()];
             row.extend(sweep.points[i].iter().cloned());
             row.extend(out_csv::risk_fields(targets, r));
-            row.extend([crate::output::num(r.count.upper(confidence_each)), crate::output::num(confidence_each)]);
+            row.extend([crate::write::num(r.count.upper(confidence_each)), crate::write::num(confidence_each)]);
             w.row(&row);
         }
     }
@@ -392,7 +393,7 @@ pub fn sweep_csv(sweep: &Sweep, points: &[Vec<csv::StringRecord>]) -> Vec<u8> {
         ]
         .map(String::from),
     );
-    let mut w = out_csv::CsvBytes::new(&header);
+    let mut w = CsvBytes::new(&header);
     // summary.csv: policy,metric,unit,mean,ci95_low,ci95_high,std_dev,replications,unstable_replications
     for (i, rows) in points.iter().enumerate() {
         for r in rows {

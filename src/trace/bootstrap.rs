@@ -38,9 +38,9 @@ use std::ops::Range;
 use rand::RngExt;
 
 use crate::date::{Date, days_in_month};
+use crate::job::Job;
 use crate::rng::SimRng;
 use crate::units::{DAY, SimTime};
-use crate::workload::Job;
 
 /// Block length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,8 +253,8 @@ pub fn aligned_phase(origin_local: i64, block: Block, weekday: u8) -> SimTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::NO_DEADLINE;
     use crate::rng::{Purpose, stream};
-    use crate::workload::NO_DEADLINE;
 
     fn job(submit: SimTime, runtime: SimTime) -> Job {
         Job {
@@ -269,7 +269,7 @@ mod tests {
             data_gb: 0.0,
             deadline: NO_DEADLINE,
             kind: Default::default(),
-            account: crate::workload::OTHERS,
+            account: crate::job::OTHERS,
             partition: 0,
             nodes: 0,
             gpus_per_node: 0,

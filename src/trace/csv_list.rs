@@ -22,8 +22,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::record::{Collector, Format, JobState, Problem, Trace, TraceError, TraceJob};
 use super::text::{clip, is_missing, number, timestamp, whole_seconds};
-use super::{Collector, Format, JobState, Problem, Trace, TraceError, TraceJob};
 
 /// Names of the built-in mappings ([`CsvMapping::preset`]).
 pub const PRESETS: [&str; 4] = ["alibaba-openb-2023", "alibaba-dlrm-2025", "alibaba-pai-2020", "helios"];

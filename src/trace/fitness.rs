@@ -4,8 +4,8 @@
 //! load 2.97 (sim/rec 69,301), or a fitted arrival rate diluted twenty-fold by one job
 //! submitted years before the rest.
 
-use super::Trace;
-use super::replay::Converted;
+use super::convert::Converted;
+use super::record::Trace;
 
 /// A submission gap longer than this share of the log's span is reported.
 pub const GAP_SHARE: f64 = 0.1;
@@ -89,7 +89,7 @@ pub fn check(trace: &Trace, conv: &Converted, gpus: u32) -> Vec<LogWarning> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::replay::{ReplayOptions, to_jobs};
+    use crate::trace::convert::{Conversion, to_jobs};
 
     /// An SWF log: (submit s, run time s, processors) per job.
     fn swf(jobs: &[(i64, i64, u32)]) -> Trace {
@@ -101,7 +101,7 @@ mod tests {
     }
 
     fn warnings(t: &Trace, gpus: u32) -> Vec<LogWarning> {
-        check(t, &to_jobs(t, &ReplayOptions::new(gpus)), gpus)
+        check(t, &to_jobs(t, &Conversion::new(gpus)), gpus)
     }
 
     #[test]

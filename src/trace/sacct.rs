@@ -31,8 +31,8 @@
 
 use std::collections::HashMap;
 
+use super::record::{Collector, Format, JobState, Problem, Trace, TraceError, TraceInfo, TraceJob};
 use super::text::{is_missing, lines, number, slurm_duration, timestamp};
-use super::{Collector, Format, JobState, Problem, Trace, TraceError, TraceInfo, TraceJob};
 
 /// Reads sacct text (already decompressed).
 ///

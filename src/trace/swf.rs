@@ -18,8 +18,8 @@
 //! rounded to whole seconds. A negative value other than −1 in a duration is a bad row;
 //! processors come from field 5, else field 8.
 
+use super::record::{Collector, Format, JobState, Problem, Trace, TraceError, TraceInfo, TraceJob};
 use super::text::{lines, number, whole_seconds};
-use super::{Collector, Format, JobState, Problem, Trace, TraceError, TraceInfo, TraceJob};
 
 /// Number of fields of an SWF record.
 pub const FIELDS: usize = 18;

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use super::{Problem, TraceError};
+use super::record::{Problem, TraceError};
 use crate::date::Date;
 
 /// Decompresses gzip data (detected by its magic bytes). A broken stream is an error in

@@ -16,8 +16,8 @@
 use rand_distr::{Distribution, Exp1};
 
 use crate::rng::SimRng;
+use crate::scenario::calendar::Calendar;
 use crate::units::SimTime;
-use crate::workload::calendar::Calendar;
 
 /// Arrival times in `[0, horizon)` (whole seconds, non-decreasing) of a Poisson process
 /// with base rate `rate_per_sec` modulated by `calendar`.
@@ -62,9 +62,9 @@ pub fn nonhomogeneous_poisson(
 mod tests {
     use super::*;
     use crate::rng::{Purpose, stream};
+    use crate::scenario::calendar::{Season, SeasonWindow};
     use crate::scenario::raw::SeasonOverlap;
     use crate::units::DAY;
-    use crate::workload::calendar::{Season, SeasonWindow};
 
     #[test]
     fn counts_follow_the_calendar() {
@@ -93,8 +93,8 @@ mod tests {
     fn counts_follow_an_hourly_profile_inside_a_season() {
         // 1 per minute on average; working hours (09–18) four times as busy as the rest,
         // and days 20–40 at ×2: the hour-of-day counts follow profile × season.
+        use crate::scenario::calendar::HourlyProfile;
         use crate::units::HOUR;
-        use crate::workload::calendar::HourlyProfile;
         let rates: Vec<f64> = (0..24).map(|h| if (9..18).contains(&h) { 4.0 } else { 1.0 }).collect();
         let profile = HourlyProfile::new(&rates, 0).unwrap();
         let windows = vec![SeasonWindow { season: 0, start: 20 * DAY, end: 40 * DAY, multiplier: 2.0 }];

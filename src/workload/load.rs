@@ -7,9 +7,9 @@
 //! expectations from the scenario, not measurements; the `campus_offered_load` metric
 //! measures the same thing on each replication's actual jobs.
 
+use crate::scenario::calendar::Calendar;
 use crate::scenario::{JobClass, Scenario};
 use crate::units::{HOUR, SimTime};
-use crate::workload::calendar::Calendar;
 
 /// The expected offered load of a scenario (shares of the campus GPUs).
 #[derive(Clone, Debug, PartialEq)]

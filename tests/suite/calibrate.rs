@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use burstsim::calibrate::{self, Calibration, Observation, Spec, observe};
+use burstsim::evidence::calibrate::{self, Calibration, Observation, Spec, observe};
 use burstsim::sweep::set_path;
 
 const FIXTURE: &str = include_str!("../fixtures/calibrate-pool.toml");

@@ -24,6 +24,7 @@ mod feasibility_property;
 mod fit_small_log;
 mod golden;
 mod interrupt;
+mod layers;
 mod monte_carlo;
 mod nodes;
 mod numbers;

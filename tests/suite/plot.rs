@@ -98,7 +98,7 @@ fn the_run_command_draws_every_chart_and_the_report() {
 fn run_charts_are_valid_svg_and_png_of_the_requested_size_with_labels() {
     let (_, run, _) = fixtures();
     let dir = copy_of(run);
-    let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1700, 900)).unwrap();
+    let out = burstsim::report::plot_dir(dir.path(), &opts(Lang::En, 1700, 900)).unwrap();
     // Six run charts, and the sensitivity tornado when the folder has a band.
     let tornado = dir.path().join("sensitivity.csv").is_file();
     assert_eq!(
@@ -133,7 +133,7 @@ fn run_charts_are_valid_svg_and_png_of_the_requested_size_with_labels() {
 fn sweep_charts_show_each_metric_heatmaps_the_best_decisions_and_human_axis_titles() {
     let (_, _, sweep) = fixtures();
     let dir = copy_of(sweep);
-    let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    let out = burstsim::report::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
     let names: Vec<&str> = out.charts.iter().map(|c| c.name.as_str()).collect();
     for m in ["total_cost_cny", "wait_mean_h", "wait_p95_h", "deadline_miss_rate", "cloud_job_share"] {
         assert!(names.contains(&format!("sweep_{m}").as_str()), "{names:?}");
@@ -196,13 +196,13 @@ fn a_target_is_drawn_as_a_line_and_the_chinese_axis_titles_are_human() {
             .collect::<Vec<_>>()
             .join("\n");
     std::fs::write(dir.path().join("sweep.toml"), manifest).unwrap();
-    plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    burstsim::report::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
     let svg = check_svg(&dir.path().join("charts/sweep_wait_p95_h.svg"), 1600, 1000);
     assert!(svg.contains(&format!("target ≤ {target}")), "the target is labelled");
     assert!(svg.to_ascii_uppercase().contains("#B40000"), "the target line is drawn in its colour");
     let cost = check_svg(&dir.path().join("charts/sweep_total_cost_cny.svg"), 1600, 1000);
     assert!(!cost.contains("target"), "no target on cost");
-    plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    burstsim::report::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     let zh = check_svg(&dir.path().join("charts-zh/sweep_wait_p95_h.svg"), 1600, 1000);
     // The policy is called by its Chinese label in the axis title.
     assert!(zh.contains("超2小时上云的溢出阈值（小时）") && zh.contains(&format!("目标 ≤ {target}")), "{zh}");
@@ -212,7 +212,7 @@ fn a_target_is_drawn_as_a_line_and_the_chinese_axis_titles_are_human() {
 fn chinese_labels_are_text_in_the_svg_and_glyphs_in_the_png() {
     let (_, run, _) = fixtures();
     let dir = copy_of(run);
-    let out = plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    let out = burstsim::report::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     assert!(out.font.is_bundled_cjk, "the bundled subset is enough, no system font: {}", out.font.name);
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let svg = check_svg(&dir.path().join("charts-zh/cost_vs_wait.svg"), 1600, 1000);
@@ -250,7 +250,7 @@ fn ink(text: &str, font: &'static [u8]) -> Vec<bool> {
 fn chinese_charts_call_things_by_their_labels_and_start_with_no_english_id() {
     let (_, run, _) = fixtures();
     let dir = copy_of(run);
-    let out = plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    let out = burstsim::report::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     let svg = check_svg(&dir.path().join("charts-zh/cost_vs_wait.svg"), 1600, 1000);
     assert!(svg.contains("超2小时上云") && svg.contains("包月优先"), "policies by their label_zh");
@@ -273,7 +273,7 @@ fn chinese_charts_call_things_by_their_labels_and_start_with_no_english_id() {
     let manifest = std::fs::read_to_string(dir.path().join("run.toml")).unwrap();
     let manifest = manifest.replacen("name = \"plot-tiny\"\n", "name = \"plot-tiny\"\nlabel_zh = \"测试课题组\"\n", 1);
     std::fs::write(dir.path().join("run.toml"), manifest).unwrap();
-    plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    burstsim::report::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     let svg = std::fs::read_to_string(dir.path().join("charts-zh/wait_cdf.svg")).unwrap();
     assert!(svg.contains("测试课题组：作业等待时间分布"), "the Chinese label is the title prefix");
     assert!(
@@ -291,10 +291,10 @@ fn a_label_no_font_covers_is_a_warning_that_names_its_characters() {
     assert!(manifest.contains("label_zh = \"包月优先\""), "labels travel in run.toml");
     std::fs::write(dir.path().join("run.toml"), manifest.replace("label_zh = \"包月优先\"", "label_zh = \"龘的方案\""))
         .unwrap();
-    let out = plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    let out = burstsim::report::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     assert!(out.warnings.iter().any(|w| w.contains("'龘'") && w.contains("boxes")), "{:?}", out.warnings);
     // English charts do not draw the Chinese label, so they need no Chinese glyph.
-    let out = plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    let out = burstsim::report::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
     assert!(out.warnings.is_empty() && !out.font.is_bundled_cjk, "{:?} {}", out.warnings, out.font.name);
 }
 
@@ -422,8 +422,8 @@ fn the_english_and_chinese_reports_render_in_headless_chromium() {
     };
     let (_, run, _) = fixtures();
     let dir = copy_of(run);
-    plot::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
-    plot::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    burstsim::report::plot_dir(dir.path(), &opts(Lang::En, 1600, 1000)).unwrap();
+    burstsim::report::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
     let (w, h, en) = screenshot(chromium, &dir.path().join("report.html"), "report-en.png");
     assert_eq!((w, h), (1200, 6000));
     let (dark, coloured) = ink_and_colour(&en);

@@ -7,10 +7,10 @@ use crate::common;
 use std::path::PathBuf;
 
 use burstsim::engine::simulate;
+use burstsim::evidence::fit::{FitError, FitOptions, GroupMark, fit, write::to_toml};
+use burstsim::evidence::replay::Units;
 use burstsim::metrics::Metric;
 use burstsim::scenario::Scenario;
-use burstsim::trace::fit::{FitError, FitOptions, GroupMark, fit, write::to_toml};
-use burstsim::trace::replay::Units;
 use burstsim::trace::{ReadOptions, read_file};
 use burstsim::workload::JobStream;
 

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use burstsim::calibrate::{self, CalibrateError, Calibration, spec::Who, write};
-use burstsim::output::atomic_write;
+use burstsim::evidence::calibrate::{self, CalibrateError, Calibration, spec::Who, write};
 use burstsim::trace::{self, ReadOptions};
+use burstsim::write::atomic_write;
 
 use crate::commands::UsageError;
 

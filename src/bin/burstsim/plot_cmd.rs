@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use burstsim::plot::{self, FontSpec, Lang, PlotError, PlotOptions};
+use burstsim::plot::{FontSpec, Lang, PlotError, PlotOptions};
 use clap::ValueEnum;
 
 use crate::commands::UsageError;
@@ -66,7 +66,7 @@ pub fn plot(a: PlotArgs) -> Result<ExitCode> {
         font,
         system_fonts: true,
     };
-    let out = plot::plot_dir(&a.dir, &opts).map_err(to_anyhow)?;
+    let out = burstsim::report::plot_dir(&a.dir, &opts).map_err(to_anyhow)?;
     for w in &out.warnings {
         say!("burstsim: warning: {w}");
     }
@@ -76,7 +76,7 @@ pub fn plot(a: PlotArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_files(out: &plot::PlotOutput) {
+fn print_files(out: &burstsim::report::PlotOutput) {
     println!(
         "Charts: {}/{{{}}}.{{svg,png}} (font: {})\nReport: {} and {}",
         out.charts_dir.display(),
@@ -94,7 +94,7 @@ pub fn after(dir: &Path, no_charts: bool, quiet: bool) {
     if no_charts {
         return;
     }
-    match plot::plot_dir(dir, &PlotOptions::default()) {
+    match burstsim::report::plot_dir(dir, &PlotOptions::default()) {
         Ok(out) => {
             for w in &out.warnings {
                 say!("burstsim: warning: {w}");
@@ -118,7 +118,7 @@ pub fn after_sweep(dir: &Path, base: &toml::Table, no_charts: bool, quiet: bool)
         env!("CARGO_PKG_VERSION"),
         toml::to_string(base).unwrap_or_default()
     );
-    if let Err(e) = burstsim::output::atomic_write(&dir.join("scenario.toml"), text.as_bytes()) {
+    if let Err(e) = burstsim::write::atomic_write(&dir.join("scenario.toml"), text.as_bytes()) {
         say!("burstsim: warning: {e}");
     }
     after(dir, no_charts, quiet);

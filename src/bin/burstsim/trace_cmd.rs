@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use burstsim::evidence::replay::{self, Estimates, ReplayOptions, Units};
 use burstsim::scenario::raw::{PriorityKind, SchedulerKind};
-use burstsim::trace::replay::{self, Estimates, ReplayOptions, Units};
 use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
 
 use crate::args::{Format, ValidateArgs};
@@ -242,10 +242,10 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         if !(2..=1000).contains(&t.replications) {
             bail!(usage(format!("--replications {} is not allowed; give 2 to 1000", t.replications)));
         }
-        let h = burstsim::trace::holdout::out_of_sample(&log, gpus, units, procs_per_gpu, t.replications, t.seed)
+        let h = burstsim::evidence::holdout::out_of_sample(&log, gpus, units, procs_per_gpu, t.replications, t.seed)
             .map_err(|e| usage(format!("{}: {e}", path.display())))?;
         if let Some(file) = &t.fitted_out {
-            burstsim::output::atomic_write(file, h.scenario_toml.as_bytes())
+            burstsim::write::atomic_write(file, h.scenario_toml.as_bytes())
                 .with_context(|| format!("could not write '{}'", file.display()))?;
             say!("burstsim: wrote {}", file.display());
         }
@@ -276,7 +276,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     }
     let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
     if let Some(file) = &t.jobs_out {
-        burstsim::output::atomic_write(file, r.jobs_csv(&log).as_bytes())
+        burstsim::write::atomic_write(file, r.jobs_csv(&log).as_bytes())
             .with_context(|| format!("could not write '{}'", file.display()))?;
         say!("burstsim: wrote {} ({} jobs)", file.display(), r.converted.jobs.len());
     }
@@ -423,7 +423,7 @@ pub struct FitArgs {
 
 /// `burstsim fit LOG`.
 pub fn fit(a: FitArgs) -> Result<ExitCode> {
-    use burstsim::trace::fit::{self, FitOptions};
+    use burstsim::evidence::fit::{self, FitOptions};
     let (units, procs_per_gpu) = units(&a.read)?;
     if a.gpus == Some(0) {
         bail!(usage("--gpus 0 is not allowed".into()));
@@ -460,7 +460,7 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
     burstsim::scenario::Scenario::from_toml_str(&text, "<fitted scenario>")
         .context("the fitted scenario does not load (a bug in burstsim fit; please report it with the log)")?;
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("{name}.toml")));
-    burstsim::output::atomic_write(&out, text.as_bytes())
+    burstsim::write::atomic_write(&out, text.as_bytes())
         .with_context(|| format!("could not write '{}'", out.display()))?;
     for line in text.lines().take_while(|l| l.starts_with('#')) {
         println!("{}", line.trim_start_matches('#').strip_prefix(' ').unwrap_or(""));

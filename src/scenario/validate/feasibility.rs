@@ -67,7 +67,7 @@ pub(super) fn check_background(classes: &[JobClass], campus: &Campus) -> Result<
 /// "others" account, the group's own (marked by `group_user` / `group_account`) in the
 /// group's, all in the first partition without a node shape. (A group job of the log has
 /// no class, so its policy's offers are not a place it is sure to have.)
-pub(super) fn check_trace(trace: &crate::workload::TraceSource, campus: &Campus) -> Result<()> {
+pub(super) fn check_trace(trace: &crate::scenario::TraceSource, campus: &Campus) -> Result<()> {
     let others = campus.accounts.iter().position(|a| a.name == OTHERS_ACCOUNT).expect("always present") as u16;
     for group in [false, true] {
         let account = if group { campus.group_account } else { others };
@@ -101,7 +101,7 @@ pub(super) fn check_group(
         let (gpus, vram) = largest(c);
         let on_campus = campus_misfit(campus, ask_of(c), gpus, vram);
         let Some(misfit) = on_campus else { continue };
-        let places = crate::policy::places(p);
+        let places = p.places();
         let sure = places.iter().any(|t| match t {
             Target::Campus => false,
             Target::Offer(o) => offer_surely_takes(&offers[*o], p, *o, gpus, vram),

@@ -10,8 +10,9 @@ pub(super) fn trace_source(
     base: &std::path::Path,
     campus: &RawCampus,
     sim: &RawSimulation,
-) -> Result<crate::workload::TraceSource> {
-    use crate::trace::{self, Format, ReadOptions, bootstrap, replay};
+) -> Result<crate::scenario::TraceSource> {
+    use crate::trace::convert::{self, Conversion, Units};
+    use crate::trace::{self, Format, ReadOptions, bootstrap};
     let key = "background.trace";
     let path = base.join(&t.path);
     let format = match &t.format {
@@ -46,14 +47,12 @@ pub(super) fn trace_source(
         (None, Some(n), Some(p)) => n.saturating_mul(p),
         _ => u32::MAX,
     };
-    let mut options = replay::ReplayOptions::new(gpus);
-    options.units = match t.units {
-        TraceUnits::Auto => replay::Units::Auto,
-        TraceUnits::Procs => replay::Units::Procs,
-        TraceUnits::Gpus => replay::Units::Gpus,
+    let units = match t.units {
+        TraceUnits::Auto => Units::Auto,
+        TraceUnits::Procs => Units::Procs,
+        TraceUnits::Gpus => Units::Gpus,
     };
-    options.procs_per_gpu = procs_per_gpu;
-    let mut converted = replay::to_jobs(&log, &options);
+    let mut converted = convert::to_jobs(&log, &Conversion { units, procs_per_gpu, ..Conversion::new(gpus) });
     let scale =
         within(&format!("{key}.scale"), t.scale, 0.0, 100.0, "a load scale (0.5 keeps half the jobs, 2 doubles them)")?;
     if scale > 1.0 && t.mode == TraceMode::Replay {
@@ -143,7 +142,7 @@ pub(super) fn trace_source(
     let (season_window_weeks, undated) = draw_rule(t, origin_local.is_some(), &path)?;
     // Record the path absolute so the resolved scenario runs from anywhere.
     t.path = std::fs::canonicalize(&path).unwrap_or(path).display().to_string();
-    Ok(crate::workload::TraceSource {
+    Ok(crate::scenario::TraceSource {
         jobs: converted.jobs,
         extent,
         phase,

@@ -4,7 +4,7 @@
 //!
 //! Byte-identical merging rests on three facts: per-replication values are written as
 //! shortest round-trip decimals (so they parse back to the same bits) and re-sorted by
-//! replication; daily sums are fixed-point integers ([`super::DailySums`]) and wait
+//! replication; daily sums are fixed-point integers ([`crate::experiment::DailySums`]) and wait
 //! histograms are counts, both associative; and every statistic is then computed by the
 //! same code as a single run, in replication order.
 //!
@@ -21,10 +21,11 @@
 
 use std::path::Path;
 
-use super::{PolicyResults, Results, wait_bin_edges};
+use super::csv as out_csv;
+use crate::experiment::{PolicyResults, Results, wait_bin_edges};
 use crate::metrics::Metric;
-use crate::output::{atomic_write, csv as out_csv};
 use crate::scenario::Scenario;
+use crate::write::{CsvBytes, atomic_write};
 
 /// A shard that cannot be read or merged.
 #[derive(Debug, thiserror::Error)]
@@ -93,7 +94,7 @@ pub fn write(dir: &Path, scenario: &Scenario, results: &Results, index: u32, cou
     atomic_write(&dir.join("season_replications.csv"), &out_csv::season_replications_csv(scenario, results))?;
     let mut daily = String::from("policy,day,campus_queue_gpus,campus_busy_gpus,cloud_busy_gpus,cost_cny\n");
     let mut hist = String::from("policy,bin,jobs\n");
-    let mut class_hist = out_csv::CsvBytes::new(["policy", "class", "bin", "jobs"]);
+    let mut class_hist = CsvBytes::new(["policy", "class", "bin", "jobs"]);
     for (p, policy) in scenario.policies.iter().enumerate() {
         let d = &results.policies[p].daily_sum;
         for day in 0..d.campus_queue_gpus.len() {

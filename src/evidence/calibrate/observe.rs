@@ -10,10 +10,11 @@ use rayon::prelude::*;
 
 use super::spec::{Observation, Who, Window};
 use crate::engine::{self, JobRecord};
+use crate::job::Job;
 use crate::scenario::Scenario;
 use crate::stats::{Summary, summarize};
 use crate::units::{HOUR, SimTime};
-use crate::workload::{Job, JobStream};
+use crate::workload::JobStream;
 
 /// The simulated value of one observation at one point, over the replications.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::{ClassFit, LogFit};
+use crate::evidence::mle::Fit;
 use crate::scenario::dist::{DistSpec, DistTable};
-use crate::trace::mle::Fit;
 
 const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const LAST_DAY: [u8; 12] = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -50,7 +50,7 @@ fn fit_cell(f: &Fit) -> String {
     format!("{:>10.0} {:>6.3}", f.aic, f.ks)
 }
 
-/// The scheduler cycle, outages and patience the log shows ([`crate::trace::infer`]).
+/// The scheduler cycle, outages and patience the log shows ([`crate::evidence::infer`]).
 fn write_capacity(s: &mut String, fit: &LogFit) {
     match fit.cycle {
         Some((c, share)) => {

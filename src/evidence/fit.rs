@@ -55,10 +55,10 @@ pub mod write;
 
 use super::mle::{self, Fit};
 use super::replay::{ReplayOptions, Units, to_jobs};
-use super::{Trace, TraceInfo};
 use crate::date::Date;
+use crate::job::Job;
+use crate::trace::{Trace, TraceInfo};
 use crate::units::DAY;
-use crate::workload::Job;
 
 /// Jobs per cell, on average, below which an arrival profile is not estimated (a cell's
 /// relative rate then has a standard error above about 30%).

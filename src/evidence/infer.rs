@@ -40,9 +40,9 @@
 //! job is one event, so the mean patience is Σ waits ÷ cancellations.
 
 use super::mle;
-use super::replay::Converted;
-use super::{JobState, Trace};
 use crate::scenario::dist::DistSpec;
+use crate::trace::convert::Converted;
+use crate::trace::{JobState, Trace};
 use crate::units::{HOUR, SimTime};
 
 /// Shortest interval counted as an outage.
@@ -211,7 +211,7 @@ pub fn patience(trace: &Trace) -> PatienceFit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::Job;
+    use crate::job::Job;
 
     fn job(submit: SimTime, runtime: SimTime, gpus: u32) -> Job {
         Job::plain(submit, gpus, runtime, false)
