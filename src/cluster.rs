@@ -18,38 +18,14 @@ pub mod plan;
 pub mod pool;
 pub mod priority;
 mod queue;
+pub mod request;
 
 use crate::scenario::Campus;
 use crate::scenario::raw::Placement;
 use crate::units::SimTime;
 
 pub use pool::{PoolCluster, Reservation};
-
-/// A job waiting on (or started by) the campus scheduler.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueuedJob {
-    /// Job index in the stream.
-    pub job: u32,
-    /// GPUs.
-    pub gpus: u32,
-    /// Walltime request for this segment.
-    pub walltime: SimTime,
-    /// A job of the group (subject to the group limit)?
-    pub group: bool,
-}
-
-/// What the node model needs to know of a job beyond [`QueuedJob`] (the pool ignores it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Request {
-    /// Slurm account.
-    pub account: u16,
-    /// Partition.
-    pub partition: u16,
-    /// Nodes asked for (0: the scheduler chooses).
-    pub nodes: u16,
-    /// GPUs per node asked for (0: the scheduler chooses).
-    pub gpus_per_node: u16,
-}
+pub use request::{QueuedJob, Request};
 
 /// The campus cluster: a pool or Slurm-like nodes.
 #[derive(Debug)]

@@ -36,7 +36,6 @@ mod text;
 use std::path::Path;
 
 pub use csv_list::CsvMapping;
-pub(crate) use record::Collector;
 pub use record::{BadRow, Format, JobState, Problem, ReadReport, Trace, TraceError, TraceInfo, TraceJob};
 
 /// How to read.

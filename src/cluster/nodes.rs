@@ -27,7 +27,7 @@ use super::placement::{Allocation, Nodes, Shape};
 use super::plan::{Ask, Plan};
 use super::priority::PriorityState;
 use super::queue::{Queue, Waiting, Walk};
-use super::{QueuedJob, Request};
+use super::request::{QueuedJob, Request};
 use crate::scenario::Campus;
 use crate::scenario::raw::SchedulerKind;
 use crate::units::SimTime;

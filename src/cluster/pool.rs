@@ -31,7 +31,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use lanes::{SizeLanes, Slot};
 
-use super::QueuedJob;
+use super::request::QueuedJob;
 use crate::scenario::Campus;
 use crate::scenario::raw::SchedulerKind;
 use crate::units::SimTime;

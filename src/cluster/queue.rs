@@ -2,7 +2,7 @@
 //! over them.
 
 use super::placement::Shape;
-use super::{QueuedJob, Request};
+use super::request::{QueuedJob, Request};
 use crate::units::SimTime;
 
 /// A waiting job.

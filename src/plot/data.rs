@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::PlotError;
+use super::error::PlotError;
 
 /// One row of `summary.csv` (or of `sweep.csv` without its point columns).
 #[derive(Clone, Debug, PartialEq)]

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::PlotError;
 use super::data::{self, Day, ManifestHeader, Paired, Recommended, Stat, Table, WaitPoint};
+use super::error::PlotError;
 use crate::date::Date;
 use crate::scenario::Scenario;
 use crate::scenario::labels::DisplayNames;
@@ -280,7 +280,7 @@ impl Folder {
 
     /// The scenario's title in `lang` ([`DisplayNames::title`]): its label, else for
     /// English its name; `None` for Chinese without a Chinese title.
-    pub fn title(&self, lang: super::Lang) -> Option<String> {
+    pub fn title(&self, lang: crate::i18n::Lang) -> Option<String> {
         let table = match self {
             Folder::Run(r) => r.table.as_ref(),
             Folder::Sweep(s) => s.table.as_ref(),
@@ -299,7 +299,7 @@ impl Folder {
 
     /// Every name the charts may draw (policies, seasons, parameters), concatenated, for
     /// choosing a font that covers them.
-    pub fn texts(&self, lang: super::Lang) -> String {
+    pub fn texts(&self, lang: crate::i18n::Lang) -> String {
         let mut t = String::from(self.name());
         t.push_str(&self.names().texts(lang));
         match self {

@@ -25,7 +25,7 @@ use std::sync::{Mutex, OnceLock};
 
 use ab_glyph::{Font, FontRef};
 
-use super::PlotError;
+use super::error::PlotError;
 use crate::i18n::Lang;
 
 /// DejaVu Sans (Bitstream Vera licence, `assets/fonts/DejaVuSans-LICENSE.txt`).

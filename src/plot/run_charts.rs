@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::Chart;
+use super::chart::Chart;
 use super::data::WaitPoint;
 use super::folder::RunFolder;
 use super::theme::{AxisSpec, INK, Mark, Textual, Theme, ci_bar, dashed, nice_ticks, padded, policy_colour, tick};

@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::Chart;
+use super::chart::Chart;
 use super::folder::{RunFolder, SeasonBand};
 use super::theme::{AxisSpec, INK, Mark, Textual, Theme, dashed, month_label, padded, policy_colour, tick};
 use crate::date::Date;

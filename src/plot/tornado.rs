@@ -6,10 +6,11 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::chart::Chart;
 use super::data::Table;
+use super::error::PlotError;
 use super::folder::RunFolder;
 use super::theme::{AxisSpec, INK, Mark, Textual, Theme, nice_ticks, policy_colour, tick};
-use super::{Chart, PlotError};
 use crate::i18n::{L, Lang, fill};
 use crate::sensitivity::band::Row;
 

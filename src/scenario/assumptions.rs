@@ -7,8 +7,8 @@
 //! assumptions that decide the answer — shares, patience — were nowhere on the page).
 //! Plain data with its English and Chinese lines; no I/O.
 
+use super::model::{Priority, Scenario};
 use super::raw::{Placement, SchedulerKind};
-use super::{Priority, Scenario};
 use crate::units::SimTime;
 
 /// One account as the run assumed it.

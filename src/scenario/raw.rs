@@ -1,7 +1,7 @@
 //! The scenario file exactly as written: a serde mirror of the TOML with defaults and
 //! no logic. Every struct refuses unknown keys, so a misspelt key is an error that names
 //! it, never a silent default. [`super::validate`] turns this into a checked
-//! [`super::Scenario`]; this form is also what `run.toml` writes back (fully resolved).
+//! [`super::model::Scenario`]; this form is also what `run.toml` writes back (fully resolved).
 
 use serde::{Deserialize, Serialize};
 

@@ -4,10 +4,10 @@
 use std::collections::HashSet;
 
 use super::dist::{DistSpec, Sampler};
-use super::raw::*;
-use super::{
+use super::model::{
     Account, Budget, Campus, ComputeTimeout, JobClass, NodeGroup, Offer, Partition, Policy, Rule, Scenario, Target,
 };
+use super::raw::*;
 use crate::date::{Clock, Date, days_in_month, days_in_year_from};
 use crate::job::Job;
 use crate::scenario::calendar::{Calendar, HourlyProfile, Season, SeasonWindow};
@@ -622,7 +622,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         pool_only("campus.accounts", "limits other than the group's GPU limit")?;
     }
     let priority = match (&c.priority, &c.multifactor) {
-        (PriorityKind::Fifo, _) => crate::scenario::Priority::Fifo,
+        (PriorityKind::Fifo, _) => crate::scenario::model::Priority::Fifo,
         (PriorityKind::Multifactor, m) => {
             let m = m.clone().unwrap_or_else(|| toml::from_str("").expect("all multifactor keys have defaults"));
             let k = "campus.multifactor";
@@ -638,7 +638,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
                 Ok(hours_to_secs(within(&format!("{k}.{name}"), v, 1.0 / 1440.0, 3650.0, "days")? * 24.0, 60))
             };
             let calc = within(&format!("{k}.calc_period_minutes"), m.calc_period_minutes, 1.0, 1440.0, "minutes")?;
-            crate::scenario::Priority::Multifactor(crate::scenario::Multifactor {
+            crate::scenario::model::Priority::Multifactor(crate::scenario::model::Multifactor {
                 weight_age: m.weight_age,
                 weight_fairshare: m.weight_fairshare,
                 weight_job_size: m.weight_job_size,
@@ -669,7 +669,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         node_groups,
         partitions,
         priority,
-        backfill: crate::scenario::Backfill {
+        backfill: crate::scenario::model::Backfill {
             interval: interval.round() as SimTime,
             max_job_test,
             reservations: c.bf_reservations.unwrap_or(DEFAULT_BF_RESERVATIONS).min(max_job_test),

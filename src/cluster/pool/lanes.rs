@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::cluster::QueuedJob;
+use crate::cluster::request::QueuedJob;
 use crate::units::SimTime;
 
 /// Minimum over a growing array, with "first position ≥ from whose value ≤ w".

@@ -188,7 +188,7 @@ gpus = 1
 runtime_hours = 1
 "#;
 
-    fn account<'a>(s: &'a Scenario, name: &str) -> &'a crate::scenario::Account {
+    fn account<'a>(s: &'a Scenario, name: &str) -> &'a crate::scenario::model::Account {
         s.campus.accounts.iter().find(|a| a.name == name).unwrap()
     }
 
