@@ -10,8 +10,6 @@
 
 pub mod risk;
 pub mod sequential;
-// TEMP(issue 25): old path kept until the file splits merge; removed right after.
-pub use crate::output::shard;
 
 pub mod summary;
 

@@ -13,8 +13,7 @@ use std::path::Path;
 
 use crate::experiment::{Results, Stopping, Summaries};
 use crate::scenario::Scenario;
-// TEMP(issue 25): old paths kept until the file splits merge; removed right after.
-pub use crate::write::{atomic_write, lock, num, occupied};
+use crate::write::atomic_write;
 
 /// The files of a finished run, written atomically into `dir` (created if needed), CSVs
 /// in plain UTF-8; `run.toml` first, so a folder with any of the new files names their run.

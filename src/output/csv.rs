@@ -1,16 +1,13 @@
 //! The CSV files of a run, as bytes (pure functions; the caller writes them atomically).
 //! Column names are a stable contract (DESIGN.md): add columns, never rename or drop.
 
-use crate::write::num;
-
-// TEMP(issue 25): old path kept until the file splits merge; removed right after.
 use crate::date::Date;
 use crate::experiment::risk::PolicyRisk;
 use crate::experiment::{DailySums, Results, Summaries, wait_bin_edges};
 use crate::metrics::Metric;
 use crate::scenario::Scenario;
 use crate::target::Target;
-pub use crate::write::CsvBytes;
+use crate::write::{CsvBytes, num};
 
 /// How the user-facing CSV files are encoded. Plain UTF-8 is the stable contract; Excel
 /// on Windows (Chinese locales especially) reads a CSV without a byte-order mark in the

@@ -91,7 +91,7 @@ pub fn cost_unit(scenario: &Scenario) -> String {
         "CNY/year".into()
     } else {
         let days = scenario.window() as f64 / crate::units::DAY as f64;
-        format!("CNY per {} days", super::num(days))
+        format!("CNY per {} days", crate::write::num(days))
     }
 }
 
@@ -213,7 +213,7 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
 /// rental under "CNY per 30 days").
 pub fn rentals_past_the_window(scenario: &Scenario) -> Vec<String> {
     let window_days = scenario.window() as f64 / crate::units::DAY as f64;
-    let days = |t: crate::units::SimTime| super::num(t as f64 / crate::units::DAY as f64);
+    let days = |t: crate::units::SimTime| crate::write::num(t as f64 / crate::units::DAY as f64);
     let mut notes = Vec::new();
     for (o, offer) in scenario.offers.iter().enumerate() {
         let on_demand = scenario.policies.iter().any(|p| crate::policy::rents_when_needed(p, scenario, o));
@@ -234,7 +234,7 @@ pub fn rentals_past_the_window(scenario: &Scenario) -> Vec<String> {
         notes.push(format!(
             "a policy that {what}; a rental started in the {}-day window is paid in full, so that policy's total \
              cost covers more than the window",
-            super::num(window_days)
+            crate::write::num(window_days)
         ));
     }
     notes
@@ -310,7 +310,7 @@ pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
         .iter()
         .map(|h| h.to_string())
         .collect();
-    header.extend(thresholds.iter().map(|&t| format!("wait > {} h (%)", super::num(t))));
+    header.extend(thresholds.iter().map(|&t| format!("wait > {} h (%)", crate::write::num(t))));
     header.extend(["deadline miss (%)".to_string(), "cloud (%)".to_string()]);
     let mut rows = Vec::new();
     for p in &scenario.policies {

@@ -314,7 +314,7 @@ fn cdf_panel<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let x0 = (1.0f64 / 60.0).log10();
     let ticks: Vec<f64> = WAIT_TICKS.iter().map(|t| t.0.log10()).filter(|&v| v >= x0 - 1e-9 && v <= x1).collect();
-    let zh = th.lang == super::i18n::Lang::Zh;
+    let zh = th.lang == crate::i18n::Lang::Zh;
     let xf = move |v: f64| {
         let (h, en) = WAIT_TICKS
             .iter()
@@ -359,7 +359,7 @@ fn zh_duration(h: f64) -> String {
     } else {
         (h / 168.0, L::UnitWeek)
     };
-    format!("{}{}", n.round(), unit.get(super::i18n::Lang::Zh))
+    format!("{}{}", n.round(), unit.get(crate::i18n::Lang::Zh))
 }
 
 /// Mean cost per policy as stacked horizontal bars (campus, cloud hourly, cloud monthly,

@@ -9,20 +9,26 @@
 //! 30 h next to overflow's 0.4 h) is drawn on a log scale, so the region where the
 //! decision lies stays readable.
 
+mod heatmap;
+mod policy_map;
+
+pub use heatmap::{Heatmap, heat};
+pub use policy_map::PolicyMap;
+
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::Chart;
 use super::data::Stat;
-use super::folder::{AxisMeta, DecisionRow, SweepFolder};
-use super::i18n::{L, Lang, fill};
+use super::folder::{AxisMeta, SweepFolder};
 use super::theme::{
-    AxisSpec, INK, Mark, PALETTE, Textual, Theme, dashed, decimals_for, fmt_num, nice_ticks, padded, policy_colour,
-    tick,
+    AxisSpec, INK, Mark, Textual, Theme, dashed, decimals_for, nice_ticks, padded, policy_colour, tick,
 };
+use crate::i18n::{L, Lang, fill};
 use crate::scenario::labels::DisplayNames;
 use crate::sweep::Role;
+use crate::write::fmt_num;
 
 /// The headline metrics, one line chart each.
 pub const HEADLINE: [&str; 5] =
@@ -51,26 +57,6 @@ pub fn slug(name: &str, index: usize) -> String {
     let s: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
     if s.chars().all(|c| c == '_') { format!("policy{index}") } else { s }
-}
-
-/// The distinct combinations of the values of parameters `from..` in order.
-fn facets(sweep: &SweepFolder, from: usize) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = Vec::new();
-    for r in &sweep.rows {
-        let f = r.1[from.min(r.1.len())..].to_vec();
-        if !out.contains(&f) {
-            out.push(f);
-        }
-    }
-    out
-}
-
-fn facet_title(sweep: &SweepFolder, from: usize, values: &[String], lang: Lang) -> String {
-    (from..sweep.params.len())
-        .zip(values)
-        .map(|(i, v)| format!("{} = {v}", param_label(sweep, i, lang)))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Splits `area` into a grid of `n` panels.
@@ -165,15 +151,6 @@ fn readable_key(parts: &[&str], lang: Lang) -> String {
 /// The label of parameter `i` of a sweep.
 fn param_label(sw: &SweepFolder, i: usize, lang: Lang) -> String {
     axis_label_named(&sw.params[i], sw.axes.get(i), lang, &sw.names)
-}
-
-/// A decision's label with its policy called by its display name (`decisions.csv`
-/// labels start with the policy id).
-fn decision_text(th: &Theme, d: &DecisionRow) -> String {
-    match d.decision.strip_prefix(d.policy.as_str()) {
-        Some(rest) if !d.policy.is_empty() => format!("{}{rest}", th.policy(&d.policy)),
-        _ => d.decision.clone(),
-    }
 }
 
 /// The parameter along the x axis of the line charts: the decision with the most values
@@ -443,361 +420,9 @@ impl Chart for MetricLines<'_> {
     }
 }
 
-/// One metric of one policy over the grid of the first two parameters.
-pub struct Heatmap<'a> {
-    /// The sweep.
-    pub sweep: &'a SweepFolder,
-    /// Metric name.
-    pub metric: &'a str,
-    /// Policy name.
-    pub policy: &'a str,
-    /// Policy index (for the file name).
-    pub index: usize,
-}
-
-/// A light-to-dark sequential colour scale (pale yellow → dark red) at `t` in [0, 1].
-pub fn heat(t: f64) -> RGBColor {
-    const STOPS: [(u8, u8, u8); 5] = [(255, 255, 204), (254, 217, 118), (253, 141, 60), (227, 26, 28), (128, 0, 38)];
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
-    let f = t * (STOPS.len() - 1) as f64;
-    let k = (f.floor() as usize).min(STOPS.len() - 2);
-    let u = f - k as f64;
-    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * u).round() as u8;
-    let (a, b) = (STOPS[k], STOPS[k + 1]);
-    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
-}
-
-impl Chart for Heatmap<'_> {
-    fn name(&self) -> String {
-        format!("heatmap_{}_{}", self.metric, slug(self.policy, self.index))
-    }
-
-    fn caption(&self, th: &Theme) -> String {
-        fill(th.t(L::HeatmapTitle), &[th.t(metric_label(self.metric).0), &th.policy(self.policy)])
-    }
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
-        let (sw, metric) = (self.sweep, self.metric);
-        let (label, scale) = metric_label(metric);
-        let (xs, ys) = (sw.values(0), sw.values(1));
-        let means = sw.rows.iter().filter(|r| r.2.metric == metric).map(|r| r.2.mean * scale).filter(|v| v.is_finite());
-        let (lo, hi) = means.fold((f64::INFINITY, f64::NEG_INFINITY), |a, v| (a.0.min(v), a.1.max(v)));
-        let (lo, hi) = if lo.is_finite() { (lo, if hi > lo { hi } else { lo + 1.0 }) } else { (0.0, 1.0) };
-        let mut all = facets(sw, 2);
-        all.truncate(MAX_FACETS);
-        let note = th.t(L::NoteHeatmap);
-        let area = th.frame(root, &self.caption(th), &[], note)?;
-        let w = area.dim_in_pixel().0 as i32;
-        let (maps, bar) = area.split_horizontally(w - th.px(7.0));
-        let xf = |v: f64| xs.get(v.round() as usize).cloned().unwrap_or_default();
-        let yf = |v: f64| ys.get(v.round() as usize).cloned().unwrap_or_default();
-        for (facet, panel) in all.iter().zip(panels(&maps, all.len())) {
-            let panel = if facet.is_empty() {
-                panel
-            } else {
-                let (head, rest) = panel.split_vertically(th.px(1.4));
-                let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
-                head.draw_text(
-                    &facet_title(sw, 2, facet, th.lang),
-                    &style,
-                    (head.dim_in_pixel().0 as i32 / 2, th.px(0.8)),
-                )
-                .s()?;
-                rest
-            };
-            let (xl, yl) = (param_label(sw, 0, th.lang), param_label(sw, 1, th.lang));
-            let x_spec = AxisSpec::categories(xs.len(), &xl, &xf);
-            let y_spec = AxisSpec::categories(ys.len(), &yl, &yf);
-            let chart = th.axes(&panel, &x_spec, &y_spec)?;
-            for (xi, xv) in xs.iter().enumerate() {
-                for (yi, yv) in ys.iter().enumerate() {
-                    let mut values = vec![xv.clone(), yv.clone()];
-                    values.extend(facet.iter().cloned());
-                    let Some(s) = sw.stat(&values, self.policy, metric) else { continue };
-                    let (x, y) = (xi as f64, yi as f64);
-                    let v = s.mean * scale;
-                    let colour = if v.is_finite() { heat((v - lo) / (hi - lo)) } else { RGBColor(235, 235, 235) };
-                    chart
-                        .plotting_area()
-                        .draw(&Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], colour.filled()))
-                        .s()?;
-                    let dark =
-                        0.299 * f64::from(colour.0) + 0.587 * f64::from(colour.1) + 0.114 * f64::from(colour.2) < 140.0;
-                    let ink = if dark { WHITE } else { INK };
-                    let centre = chart.backend_coord(&(x, y));
-                    let a = chart.backend_coord(&(x - 0.5, y + 0.5));
-                    let b = chart.backend_coord(&(x + 0.5, y - 0.5));
-                    let cell_h = (b.1 - a.1).abs();
-                    let hw = s.half_width() * scale;
-                    let two_lines = cell_h > th.px(2.8) && hw.is_finite();
-                    let style = th.font(0.85).color(&ink).pos(Pos::new(HPos::Center, VPos::Center));
-                    let dy = if two_lines { th.px(0.45) } else { 0 };
-                    let dec = decimals_for(v);
-                    root.draw_text(&fmt_num(v, dec), &style, (centre.0, centre.1 - dy)).s()?;
-                    if two_lines {
-                        let small = th.font(0.65).color(&ink).pos(Pos::new(HPos::Center, VPos::Center));
-                        root.draw_text(&format!("± {}", fmt_num(hw, dec)), &small, (centre.0, centre.1 + th.px(0.6)))
-                            .s()?;
-                    }
-                    if is_recommended(sw, self.policy, &values) {
-                        root.draw(&Rectangle::new(
-                            [
-                                (a.0 + th.lw(2) as i32, a.1 + th.lw(2) as i32),
-                                (b.0 - th.lw(2) as i32, b.1 - th.lw(2) as i32),
-                            ],
-                            BLACK.stroke_width(th.lw(4)),
-                        ))
-                        .s()?;
-                    }
-                }
-            }
-        }
-        // The colour bar, with the metric's range.
-        let (bw, bh) = bar.dim_in_pixel();
-        let (top, bottom) = (th.px(1.5), bh as i32 - th.px(3.5));
-        let (left, right) = (th.px(0.8), th.px(2.0));
-        let steps = 64;
-        for k in 0..steps {
-            let y_a = bottom - (bottom - top) * k / steps;
-            let y_b = bottom - (bottom - top) * (k + 1) / steps;
-            let c = heat((f64::from(k) + 0.5) / f64::from(steps));
-            bar.draw(&Rectangle::new([(left, y_b), (right, y_a)], c.filled())).s()?;
-        }
-        bar.draw(&Rectangle::new([(left, top), (right, bottom)], INK.stroke_width(th.lw(1)))).s()?;
-        let font = th.font(0.7).pos(Pos::new(HPos::Left, VPos::Center));
-        for t in nice_ticks(lo, hi, 8) {
-            let y = bottom - ((t - lo) / (hi - lo) * f64::from(bottom - top)).round() as i32;
-            bar.draw(&PathElement::new(vec![(right, y), (right + th.px(0.3), y)], INK.stroke_width(th.lw(1)))).s()?;
-            bar.draw_text(&tick(t, hi - lo), &font, (right + th.px(0.45), y)).s()?;
-        }
-        let desc = th.font(0.75).transform(FontTransform::Rotate270).pos(Pos::new(HPos::Center, VPos::Top));
-        bar.draw_text(th.t(label), &desc, (bw as i32 - th.px(1.2), (top + bottom) / 2)).s()?;
-        Ok(())
-    }
-}
-
-/// The policy map: the best decision at each scenario point, with its cost and the first
-/// target's metric. One condition: the condition along x, the decisions as rows, a dot at
-/// each point's best (and the robust choices as shaded rows). Two or more: a grid of
-/// cells coloured by the best decision (further conditions as panels).
-pub struct PolicyMap<'a> {
-    /// The sweep (with `decisions.csv`).
-    pub sweep: &'a SweepFolder,
-}
-
-impl PolicyMap<'_> {
-    fn conditions(&self) -> Vec<usize> {
-        let sw = self.sweep;
-        (0..sw.params.len()).filter(|&i| sw.axes.get(i).and_then(|a| a.role) == Some(Role::Condition)).collect()
-    }
-}
-
-/// A cost as "¥12,345 ± 678".
-fn cost_text(c: (f64, f64, f64)) -> String {
-    format!("¥{} ± {}", fmt_num(c.0, 0), fmt_num((c.2 - c.1) / 2.0, 0))
-}
-
-/// The shown metric (a rate in %) as "name 1.23 ± 0.45".
-fn shown_text(s: &Option<(String, f64, f64, f64)>) -> String {
-    let Some((name, m, lo, hi)) = s else { return String::new() };
-    let metric = name.rsplit(':').next().unwrap_or(name);
-    let pct = crate::metrics::Metric::from_name(metric).is_some_and(|m| m.shown_in_percent());
-    let k = if pct { 100.0 } else { 1.0 };
-    let d = decimals_for(m * k).min(2);
-    format!("{name} {} ± {}{}", fmt_num(m * k, d), fmt_num((hi - lo) / 2.0 * k, d), if pct { "%" } else { "" })
-}
-
-impl Chart for PolicyMap<'_> {
-    fn name(&self) -> String {
-        "policy_map".into()
-    }
-
-    fn caption(&self, th: &Theme) -> String {
-        match self.conditions().as_slice() {
-            [c] => fill(th.t(L::PolicyMapTitle), &[&param_label(self.sweep, *c, th.lang)]),
-            _ => th.t(L::PolicyMapGridTitle).to_string(),
-        }
-    }
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
-        let sw = self.sweep;
-        let conds = self.conditions();
-        let best: Vec<&super::folder::DecisionRow> = sw.decisions.iter().filter(|d| d.kind == "best").collect();
-        let shown_name = best.iter().find_map(|d| d.shown.as_ref().map(|s| s.0.clone())).unwrap_or_default();
-        let note = fill(th.t(L::NotePolicyMap), &[&shown_name]);
-        // Decisions in the order they first appear (best rows, then robust rows).
-        let mut names: Vec<String> = Vec::new();
-        for d in sw.decisions.iter().filter(|d| !d.policy.is_empty()) {
-            if !names.contains(&d.decision) {
-                names.push(d.decision.clone());
-            }
-        }
-        let none_row = best.iter().any(|d| d.policy.is_empty());
-        let colour = |d: &super::folder::DecisionRow| {
-            sw.policies.iter().position(|p| *p == d.policy).map_or(RGBColor(150, 150, 150), policy_colour)
-        };
-        let cond_value = |d: &super::folder::DecisionRow, c: usize| {
-            d.conditions.iter().find(|(k, _)| *k == sw.params[c]).map(|(_, v)| v.clone()).unwrap_or_default()
-        };
-        if conds.len() == 1 {
-            let c = conds[0];
-            let xs = sw.values(c);
-            let numeric: Option<Vec<f64>> =
-                xs.iter().map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite())).collect();
-            let xpos = |v: &str| {
-                let k = xs.iter().position(|x| x == v).unwrap_or(0);
-                numeric.as_ref().map_or(k as f64, |n| n[k])
-            };
-            let (xmin, xmax) = match &numeric {
-                Some(n) => n.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, &v| (a.0.min(v), a.1.max(v))),
-                None => (0.0, xs.len().saturating_sub(1) as f64),
-            };
-            let (x0, x1) = padded(xmin, xmax, 0.12);
-            let mut rows: Vec<String> = names
-                .iter()
-                .map(|n| sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, d)))
-                .collect();
-            if none_row {
-                rows.push(th.t(L::NoDecision).to_string());
-            }
-            let row_of = |d: &super::folder::DecisionRow| {
-                if d.policy.is_empty() {
-                    rows.len() - 1
-                } else {
-                    names.iter().position(|n| *n == d.decision).unwrap_or(0)
-                }
-            };
-            let mut legend: Vec<(String, Mark)> = Vec::new();
-            let robust = [("minimax-regret", L::RobustMinimax, 0.16), ("worst-case", L::RobustWorstCase, 0.10)];
-            for (kind, l, alpha) in robust {
-                if sw.decisions.iter().any(|d| d.kind == kind) {
-                    legend.push((th.t(l).to_string(), Mark::Swatch(RGBColor(0, 114, 178).mix(alpha))));
-                }
-            }
-            let area = th.frame(root, &self.caption(th), &legend, &note)?;
-            let xspan = x1 - x0;
-            let xf = |v: f64| match &numeric {
-                Some(n) => match n.iter().position(|x| (x - v).abs() < 1e-9) {
-                    Some(k) => xs[k].clone(),
-                    None => tick(v, xspan.max(1.0)),
-                },
-                None => xs.get(v.round() as usize).cloned().unwrap_or_default(),
-            };
-            let yf = |v: f64| rows.get(v.round() as usize).cloned().unwrap_or_default();
-            let xticks: Vec<f64> = match &numeric {
-                Some(n) => n.clone(),
-                None => (0..xs.len()).map(|k| k as f64).collect(),
-            };
-            let xl = param_label(sw, c, th.lang);
-            let x_spec = AxisSpec::with_ticks(x0, x1, xticks, &xl, &xf);
-            let y_spec = AxisSpec::categories(rows.len(), th.t(L::DecisionAxis), &yf);
-            let chart = th.axes(&area, &x_spec, &y_spec)?;
-            let plot = chart.plotting_area();
-            for (kind, _, alpha) in robust {
-                if let Some(d) = sw.decisions.iter().find(|d| d.kind == kind) {
-                    let y = row_of(d) as f64;
-                    plot.draw(&Rectangle::new(
-                        [(x0, y - 0.35), (x1, y + 0.35)],
-                        RGBColor(0, 114, 178).mix(alpha).filled(),
-                    ))
-                    .s()?;
-                }
-            }
-            for d in &best {
-                let at = (xpos(&cond_value(d, c)), row_of(d) as f64);
-                let p = chart.backend_coord(&at);
-                if d.policy.is_empty() {
-                    let r = th.px(0.4);
-                    for (a, b) in [((-r, -r), (r, r)), ((-r, r), (r, -r))] {
-                        root.draw(&PathElement::new(
-                            vec![(p.0 + a.0, p.1 + a.1), (p.0 + b.0, p.1 + b.1)],
-                            INK.stroke_width(th.lw(3)),
-                        ))
-                        .s()?;
-                    }
-                    continue;
-                }
-                root.draw(&Circle::new(p, th.px(0.4), colour(d).filled())).s()?;
-                let style = th.font(0.7).pos(Pos::new(HPos::Center, VPos::Bottom));
-                root.draw_text(&cost_text(d.cost), &style, (p.0, p.1 - th.px(0.55))).s()?;
-                let below = th.font(0.65).pos(Pos::new(HPos::Center, VPos::Top));
-                root.draw_text(&shown_text(&d.shown), &below, (p.0, p.1 + th.px(0.55))).s()?;
-            }
-            return Ok(());
-        }
-        // Two or more conditions: cells coloured by decision.
-        let (cx, cy) = (conds[0], conds[1]);
-        let (xs, ys) = (sw.values(cx), sw.values(cy));
-        let deco = |k: usize| PALETTE[k % PALETTE.len()];
-        let legend: Vec<(String, Mark)> =
-            names.iter().enumerate().map(|(k, n)| (n.clone(), Mark::Swatch(deco(k).mix(0.45)))).collect();
-        let area = th.frame(root, &self.caption(th), &legend, &note)?;
-        let mut facets: Vec<Vec<(String, String)>> = Vec::new();
-        for d in &best {
-            let f: Vec<(String, String)> =
-                conds[2..].iter().map(|&c| (sw.params[c].clone(), cond_value(d, c))).collect();
-            if !facets.contains(&f) {
-                facets.push(f);
-            }
-        }
-        facets.truncate(MAX_FACETS);
-        let xf = |v: f64| xs.get(v.round() as usize).cloned().unwrap_or_default();
-        let yf = |v: f64| ys.get(v.round() as usize).cloned().unwrap_or_default();
-        for (facet, panel) in facets.iter().zip(panels(&area, facets.len())) {
-            let panel = if facet.is_empty() {
-                panel
-            } else {
-                let (head, rest) = panel.split_vertically(th.px(1.4));
-                let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
-                let title = facet.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
-                head.draw_text(&title, &style, (head.dim_in_pixel().0 as i32 / 2, th.px(0.8))).s()?;
-                rest
-            };
-            let (xl, yl) = (param_label(sw, cx, th.lang), param_label(sw, cy, th.lang));
-            let chart =
-                th.axes(&panel, &AxisSpec::categories(xs.len(), &xl, &xf), &AxisSpec::categories(ys.len(), &yl, &yf))?;
-            for d in best.iter().filter(|d| conds[2..].iter().zip(facet).all(|(&c, (_, v))| cond_value(d, c) == *v)) {
-                let (Some(xi), Some(yi)) =
-                    (xs.iter().position(|v| *v == cond_value(d, cx)), ys.iter().position(|v| *v == cond_value(d, cy)))
-                else {
-                    continue;
-                };
-                let (x, y) = (xi as f64, yi as f64);
-                let fillc = match names.iter().position(|n| *n == d.decision) {
-                    Some(k) if !d.policy.is_empty() => deco(k).mix(0.45),
-                    _ => RGBColor(235, 235, 235).mix(1.0),
-                };
-                chart
-                    .plotting_area()
-                    .draw(&Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], fillc.filled()))
-                    .s()?;
-                let centre = chart.backend_coord(&(x, y));
-                let lines = if d.policy.is_empty() {
-                    vec![th.t(L::NoDecision).to_string()]
-                } else {
-                    vec![decision_text(th, d), cost_text(d.cost), shown_text(&d.shown)]
-                };
-                for (k, l) in lines.iter().enumerate() {
-                    let style = th.font(0.65).pos(Pos::new(HPos::Center, VPos::Center));
-                    let dy = (k as i32 - 1) * th.px(0.9);
-                    root.draw_text(l, &style, (centre.0, centre.1 + dy)).s()?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_heat_scale_runs_from_pale_to_dark() {
-        assert_eq!(heat(0.0), RGBColor(255, 255, 204));
-        assert_eq!(heat(1.0), RGBColor(128, 0, 38));
-        assert_eq!(heat(f64::NAN), heat(0.0));
-    }
 
     #[test]
     fn keys_become_human_axis_titles_with_units() {

@@ -7,8 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::i18n::{L, Lang};
-// TEMP(issue 25): old path kept until the file splits merge; removed right after.
-pub use crate::write::fmt_num;
+use crate::write::fmt_num;
 
 /// Sizes, language and the title prefix of one set of charts.
 #[derive(Clone, Debug)]

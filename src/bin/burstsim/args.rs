@@ -33,17 +33,17 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Redraw the charts (SVG, PNG) and the report (HTML, Markdown) of a run or sweep
     /// folder from its files alone: `burstsim plot output/default --lang zh`.
-    Plot(crate::plot_cmd::PlotArgs),
+    Plot(PlotArgs),
     /// Measure speed: the engine on reference configurations, the default scenario end
     /// to end, Monte Carlo scaling over threads (medians of several repetitions).
     Bench(BenchArgs),
     /// Estimate a scenario from a cluster's own log (SWF, sacct or CSV): arrival rates,
     /// monthly seasons, GPU-count mix, runtimes by maximum likelihood, walltime factors.
-    Fit(crate::trace_cmd::FitArgs),
+    Fit(FitArgs),
     /// Fit the campus inputs nobody measured (background load, peak multipliers, the
     /// group's fair-share, patience) to the waits the group observed ([calibration] in the
     /// scenario, or --sacct LOG); write the calibrated scenario.
-    Calibrate(crate::calibrate_cmd::CalibrateArgs),
+    Calibrate(CalibrateArgs),
 }
 
 /// `burstsim bench`.
@@ -177,7 +177,7 @@ pub struct ValidateArgs {
     pub threads: Option<usize>,
     /// Replay a real log instead (`--trace LOG --gpus N --scheduler …`).
     #[command(flatten)]
-    pub replay: crate::trace_cmd::TraceValidateArgs,
+    pub replay: TraceValidateArgs,
 }
 
 /// `burstsim sweep`.
@@ -254,4 +254,206 @@ pub struct SweepArgs {
     /// Write sweep.csv and risk.csv as UTF-8 with a byte-order mark, for Excel.
     #[arg(long)]
     pub excel: bool,
+}
+
+/// Label language.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LangArg {
+    /// English.
+    En,
+    /// Simplified Chinese (bundled font; no system fonts needed).
+    Zh,
+}
+
+/// `burstsim plot`.
+#[derive(Debug, clap::Args)]
+pub struct PlotArgs {
+    /// A folder written by `burstsim run` (summary.csv, …) or `burstsim sweep` (sweep.csv).
+    pub dir: PathBuf,
+    /// Language of the labels and the report.
+    #[arg(long, value_enum, default_value_t = LangArg::En)]
+    pub lang: LangArg,
+    /// Width of every chart in pixels (SVG and PNG).
+    #[arg(long, default_value_t = 1600)]
+    pub width: u32,
+    /// Height of every chart in pixels.
+    #[arg(long, default_value_t = 1000)]
+    pub height: u32,
+    /// Text at the start of every chart title (default: the scenario name); '' for no titles.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Base font size in pixels (default: width ÷ 64, 25 px at 1600 px).
+    #[arg(long)]
+    pub font_size: Option<f64>,
+    /// A TrueType/OpenType font to draw with, PATH or PATH#FACE for a .ttc collection
+    /// (e.g. /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2).
+    #[arg(long)]
+    pub font: Option<String>,
+    /// Print nothing but errors and warnings.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// How to read a log (shared by `validate --trace` and `fit`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReadArgs {
+    /// Refuse the log at its first bad row (default: skip bad rows and count them).
+    #[arg(long)]
+    pub strict: bool,
+    /// Log format: swf, sacct or csv (default: from the name and first line).
+    #[arg(long)]
+    pub trace_format: Option<String>,
+    /// Column mapping of a CSV job list: a preset (alibaba-openb-2023, alibaba-dlrm-2025,
+    /// alibaba-pai-2020, helios) or a TOML file (docs/TRACES.md).
+    #[arg(long)]
+    pub mapping: Option<String>,
+    /// What job sizes count: auto (GPUs if the log has any, else processors), procs, gpus.
+    #[arg(long, default_value = "auto")]
+    pub units: String,
+    /// Processors (or GPUs) per simulated GPU: sizes are divided by it and rounded up.
+    #[arg(long, default_value_t = 1.0)]
+    pub procs_per_gpu: f64,
+}
+
+/// `burstsim validate --trace LOG …`: flattened into `validate`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TraceValidateArgs {
+    /// Replay this log (SWF, sacct or CSV) and compare simulated with recorded queue
+    /// delays instead of the queueing-theory checks.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// GPUs (or processors) of the replayed cluster (default: the log's MaxProcs; with
+    /// --gpus-per-node, --nodes may give the size instead).
+    #[arg(long, requires = "trace")]
+    pub gpus: Option<u32>,
+    /// Replay on nodes of this many GPUs (placement = "nodes": best fit on one node, a job
+    /// larger than a node on whole nodes, backfill every --bf-interval) instead of a pool.
+    #[arg(long, requires = "trace")]
+    pub gpus_per_node: Option<u32>,
+    /// Nodes of the replayed cluster (default: --gpus / --gpus-per-node, which must divide;
+    /// without --gpus, ⌈MaxProcs / --gpus-per-node⌉ from the log).
+    #[arg(long, requires = "gpus_per_node")]
+    pub nodes: Option<u32>,
+    /// Queue order on nodes: fifo (submission order) or multifactor (Slurm's plugin with
+    /// the scenario's default weights; the log's jobs share one account, so age and job
+    /// size order them).
+    #[arg(long, default_value = "fifo", requires = "trace")]
+    pub priority: String,
+    /// Seconds between backfill passes on nodes (Slurm's bf_interval; default 30).
+    #[arg(long, value_name = "SECONDS", requires = "gpus_per_node")]
+    pub bf_interval: Option<u32>,
+    /// Tested jobs that get a reservation in each backfill pass on nodes (default 16;
+    /// Slurm reserves for every job it tests, up to bf_max_job_test = 500).
+    #[arg(long, value_name = "N", requires = "gpus_per_node")]
+    pub bf_reservations: Option<u32>,
+    /// Also write one row per replayed job: job,submit,size,recorded_start,
+    /// simulated_start,recorded_wait_s,simulated_wait_s (seconds after the log's first
+    /// submission).
+    #[arg(long, value_name = "FILE", requires = "trace")]
+    pub jobs_out: Option<PathBuf>,
+    /// Scheduler of the replay: fcfs or easy-backfill.
+    #[arg(long, default_value = "easy-backfill", requires = "trace")]
+    pub scheduler: String,
+    /// Runtime estimates the scheduler sees: recorded (requested walltime) or exact.
+    #[arg(long, default_value = "recorded", requires = "trace")]
+    pub estimates: String,
+    /// Outages: none, or infer (stop the scheduler during the log's own outages: an hour
+    /// or more in which jobs waited, the first of them fitted and nothing started; see
+    /// docs/VALIDATION.md).
+    #[arg(long, default_value = "none", requires = "trace")]
+    pub outages: String,
+    /// Shortest stretch counted as an outage by --outages infer, in hours (default 1;
+    /// for sensitivity checks).
+    #[arg(long, value_name = "HOURS", requires = "outages")]
+    pub outage_min_hours: Option<f64>,
+    /// Scheduler cycle: none, auto (the granularity of the log's recorded waits) or a
+    /// number of seconds; the scheduler then passes only at multiples of it.
+    #[arg(long, default_value = "none", requires = "trace")]
+    pub cycle: String,
+    /// Out of sample: fit a scenario on the first half of the log (by submission time),
+    /// simulate the second half's period from it and compare with its recorded waits
+    /// (pool of --gpus, the fitted outages, cycle and arrivals; docs/VALIDATION.md).
+    #[arg(long, requires = "trace")]
+    pub out_of_sample: bool,
+    /// Replications of the out-of-sample simulation.
+    #[arg(long, default_value_t = 10, requires = "out_of_sample")]
+    pub replications: u32,
+    /// Master seed of the out-of-sample simulation.
+    #[arg(long, default_value_t = 1, requires = "out_of_sample")]
+    pub seed: u64,
+    /// Also write the scenario fitted on the first half (with the second half's dates).
+    #[arg(long, value_name = "FILE", requires = "out_of_sample")]
+    pub fitted_out: Option<PathBuf>,
+    /// How to read the log.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// `burstsim fit`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FitArgs {
+    /// The log (SWF, sacct --parsable2 or CSV with --mapping).
+    pub log: PathBuf,
+    /// Scenario file to write (default: <log name>-fit.toml in the current folder).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Cluster size in GPUs: required when the log does not state it (sacct exports and
+    /// CSV job lists never do; an SWF header's MaxProcs is used otherwise).
+    #[arg(long)]
+    pub gpus: Option<u32>,
+    /// Days to simulate (default: one calendar year from the log's first day, whatever
+    /// the log's span).
+    #[arg(long)]
+    pub horizon_days: Option<f64>,
+    /// Scenario name (default: from the log's file name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// This user's jobs are your group's own: fitted as [[workload.classes]] (the rest is the background)
+    #[arg(long, conflicts_with = "group_account")]
+    pub group_user: Option<String>,
+    /// This account's (SWF: group id's) jobs are your group's own, as --group-user
+    #[arg(long)]
+    pub group_account: Option<String>,
+    /// How to read the log.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// `burstsim calibrate`.
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// Scenario file with a [calibration] table (docs/CALIBRATION.md).
+    pub scenario: PathBuf,
+    /// Replications per evaluated point (overrides calibration.replications).
+    #[arg(long, short = 'n')]
+    pub replications: Option<u32>,
+    /// Most evaluated points (overrides calibration.budget).
+    #[arg(long)]
+    pub budget: Option<u32>,
+    /// Master seed (overrides the scenario).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    /// Output folder (default: output/<scenario name>-calibration/).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Replace files in an output folder that holds files other than a calibration's.
+    #[arg(long)]
+    pub force: bool,
+    /// Observations from a log (a sacct --parsable2 export, or SWF with dates) in addition
+    /// to [[calibration.observed]]: mean and p90 wait of every month with 30 started jobs.
+    #[arg(long)]
+    pub sacct: Option<PathBuf>,
+    /// Whose jobs the log holds: group (the group's own jobs: observations of class all)
+    /// or campus (every job: class campus).
+    #[arg(long, default_value = "group", requires = "sacct")]
+    pub log_jobs: String,
+    /// Keep only this account's jobs of the log.
+    #[arg(long, requires = "sacct")]
+    pub account: Option<String>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }

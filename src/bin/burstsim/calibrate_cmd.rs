@@ -11,46 +11,8 @@ use burstsim::evidence::calibrate::{self, CalibrateError, Calibration, spec::Who
 use burstsim::trace::{self, ReadOptions};
 use burstsim::write::atomic_write;
 
-use crate::commands::UsageError;
-
-/// `burstsim calibrate`.
-#[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {
-    /// Scenario file with a [calibration] table (docs/CALIBRATION.md).
-    pub scenario: PathBuf,
-    /// Replications per evaluated point (overrides calibration.replications).
-    #[arg(long, short = 'n')]
-    pub replications: Option<u32>,
-    /// Most evaluated points (overrides calibration.budget).
-    #[arg(long)]
-    pub budget: Option<u32>,
-    /// Master seed (overrides the scenario).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, short = 'j')]
-    pub threads: Option<usize>,
-    /// Output folder (default: output/<scenario name>-calibration/).
-    #[arg(long, short = 'o')]
-    pub out: Option<PathBuf>,
-    /// Replace files in an output folder that holds files other than a calibration's.
-    #[arg(long)]
-    pub force: bool,
-    /// Observations from a log (a sacct --parsable2 export, or SWF with dates) in addition
-    /// to [[calibration.observed]]: mean and p90 wait of every month with 30 started jobs.
-    #[arg(long)]
-    pub sacct: Option<PathBuf>,
-    /// Whose jobs the log holds: group (the group's own jobs: observations of class all)
-    /// or campus (every job: class campus).
-    #[arg(long, default_value = "group", requires = "sacct")]
-    pub log_jobs: String,
-    /// Keep only this account's jobs of the log.
-    #[arg(long, requires = "sacct")]
-    pub account: Option<String>,
-    /// No progress bar.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-}
+use crate::args::CalibrateArgs;
+use crate::common::UsageError;
 
 /// Files a calibration writes (an output folder holding only these may be rewritten).
 const OWN_FILES: [&str; 4] =
@@ -114,7 +76,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .progress_chars("=> "),
     );
     let started = Instant::now();
-    let stop = crate::commands::interrupted;
+    let stop = crate::common::interrupted;
     let result = pool.install(|| {
         calibrate::run(spec, &scenario, &doc, &base, &file, &|done, _| pb.set_position(done as u64), &stop)
     });

@@ -1,87 +1,21 @@
-//! One function per subcommand: arguments → library calls → output.
+//! One function per subcommand: arguments → library calls → output. The longer ones have
+//! their own files (`sweep_cmd`, `trace_cmd`, `calibrate_cmd`, `plot_cmd`); what they all
+//! share is in `common`.
 
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use burstsim::experiment::{self, Summaries};
 use burstsim::output::{self, table, warnings};
-use burstsim::scenario::{Scenario, ScenarioError};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use burstsim::scenario::Scenario;
 
-use crate::args::{BenchArgs, Cli, Command, Format, MergeArgs, RunArgs, SweepArgs, ValidateArgs};
-
-/// A bad-input error (exit code 2) that is not a scenario error.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-/// Exit code for an error: 2 for bad input, 1 otherwise.
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    let bad_input = err.chain().any(|e| {
-        e.is::<ScenarioError>()
-            || e.is::<UsageError>()
-            || e.is::<burstsim::sweep::SweepError>()
-            || e.downcast_ref::<burstsim::sweep::store::StoreError>()
-                .is_some_and(|s| !matches!(s, burstsim::sweep::store::StoreError::Io(_)))
-            || e.downcast_ref::<burstsim::experiment::shard::ShardError>()
-                .is_some_and(|s| !matches!(s, burstsim::experiment::shard::ShardError::Io(_)))
-            || e.is::<burstsim::output::occupied::Occupied>()
-            || e.is::<burstsim::output::lock::LockError>()
-    });
-    if bad_input { 2 } else { 1 }
-}
-
-/// Set by the first Ctrl-C or SIGTERM: long work stops after what is in flight.
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-pub(crate) fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
-}
-
-/// How long after the first Ctrl-C / SIGTERM the process may take to stop on its own
-/// before it is aborted: simulations in flight poll the flag and stop within
-/// milliseconds, then the finished replications are written (charts are skipped).
-const STOP_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// First Ctrl-C / SIGTERM: stop the replications in flight and write what is finished
-/// (aborting if that takes longer than [`STOP_WITHIN`], so a signal always ends the run
-/// within a second); second: abort at once. The handler never panics: with stderr closed
-/// (its reader gone) `eprintln!` would kill the handler thread, and no later signal could
-/// stop the process.
-fn install_interrupt_handler() {
-    use std::io::Write;
-    let _ = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            burstsim::output::lock::release_all();
-            let _ = writeln!(
-                std::io::stderr(),
-                "\nburstsim: aborted; files already written are complete, nothing else was written"
-            );
-            std::process::exit(130);
-        }
-        let _ = writeln!(
-            std::io::stderr(),
-            "\nburstsim: interrupted: stopping the replications in progress and writing the finished ones (Ctrl-C again to abort)"
-        );
-        std::thread::spawn(|| {
-            use std::io::Write;
-            std::thread::sleep(STOP_WITHIN);
-            burstsim::output::lock::release_all();
-            let _ = writeln!(
-                std::io::stderr(),
-                "burstsim: aborted: the work in progress did not stop within {} s of the signal; files already \
-                 written are complete",
-                STOP_WITHIN.as_secs()
-            );
-            std::process::exit(130);
-        });
-    });
-}
-
-/// Exit code of a run cut short by Ctrl-C or SIGTERM (128 + SIGINT).
-const EXIT_INTERRUPTED: u8 = 130;
+use crate::args::{BenchArgs, Cli, Command, Format, MergeArgs, RunArgs, ValidateArgs};
+use crate::common::{
+    EXIT_INTERRUPTED, UsageError, claim_out_dir, install_interrupt_handler, interrupted, lock_out_dir, pool,
+    progress_bar, sequential_progress,
+};
+use crate::sweep_cmd::sweep;
 
 /// Runs a subcommand.
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
@@ -99,47 +33,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        if n == 0 {
-            return Err(UsageError("--threads 0 is not allowed; give at least 1".into()).into());
-        }
-        b = b.num_threads(n);
-    }
-    b.build().context("could not start the worker threads")
-}
-
-pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
-    let pb = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
-    };
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta_average} left)")
-            .expect("valid template")
-            .with_key("eta_average", eta_from_average)
-            .progress_chars("=> "),
-    );
-    pb.set_message(what.to_string());
-    pb
-}
-
-/// Time left at the average rate since the bar started (elapsed × left / done). The units
-/// of a bar are alike (replications, or a sweep's policy-replications), so this is close
-/// once a tenth is done; indicatif's own `{eta}` weighs the last few steps, which arrive
-/// in bursts (one per thread, then nothing while a chunk runs) and made it jump.
-fn eta_from_average(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
-    let (done, len) = (state.pos(), state.len().unwrap_or(0));
-    if done == 0 {
-        let _ = w.write_str("…");
-        return;
-    }
-    let secs = state.elapsed().as_secs_f64() * len.saturating_sub(done) as f64 / done as f64;
-    let _ = write!(w, "{:#}", indicatif::HumanDuration(std::time::Duration::from_secs_f64(secs)));
-}
-
 /// A rate with three significant digits (0.0412, 0.412, 4.12, 41.2, 412), so that a slow
 /// run does not print "0.0 replications/s".
 fn significant(x: f64) -> String {
@@ -148,23 +41,6 @@ fn significant(x: f64) -> String {
     }
     let decimals = (2 - x.log10().floor() as i32).clamp(0, 6) as usize;
     format!("{x:.decimals$}")
-}
-
-/// Progress under sequential stopping: the total is unknown, so show replications done
-/// against the most allowed, without a bar that would suggest a plan or an ETA.
-fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
-    let pb = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::with_draw_target(Some(max), ProgressDrawTarget::stderr())
-    };
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} replications: {pos} done (sequential: stops when the CIs meet --ci-target; at most {len}), {elapsed}",
-        )
-        .expect("valid template"),
-    );
-    pb
 }
 
 fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
@@ -225,7 +101,10 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     if targets.is_empty() {
         let _ = std::fs::remove_file(out_dir.join("risk.csv")); // an earlier run's, now stale
     } else {
-        output::atomic_write(&out_dir.join("risk.csv"), &encoding.encode(output::csv::risk_csv(&targets, &risks)))?;
+        burstsim::write::atomic_write(
+            &out_dir.join("risk.csv"),
+            &encoding.encode(output::csv::risk_csv(&targets, &risks)),
+        )?;
     }
     let stop_band = || cut_short || interrupted();
     let band = pool.install(|| {
@@ -273,44 +152,6 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Takes the output folder for this process before any work starts: creates it, proves
-/// it writable and refuses it while another burstsim writes there (see
-/// `burstsim::output::lock`). Held until the returned lock is dropped.
-fn lock_out_dir(dir: &std::path::Path, kind: &str) -> Result<burstsim::output::lock::OutputLock> {
-    Ok(announced(burstsim::output::lock::OutputLock::exclusive(dir, kind)?))
-}
-
-/// Prints the notice of a lock taken over from a process that died.
-fn announced(lock: burstsim::output::lock::OutputLock) -> burstsim::output::lock::OutputLock {
-    if let Some(n) = lock.notice() {
-        say!("burstsim: {n}");
-    }
-    lock
-}
-
-/// Refuses an output folder holding another run's results (unless `force`) before any
-/// work starts; says so when earlier results are replaced.
-fn claim_out_dir(
-    dir: &std::path::Path,
-    scenario: &Scenario,
-    kind: &'static str,
-    force: bool,
-    quiet: bool,
-) -> Result<()> {
-    use burstsim::output::occupied::{Claim, Holds, claim_run};
-    let before = Holds::inspect(dir);
-    match claim_run(dir, scenario.hash(), kind, force)? {
-        Claim::Fresh => {}
-        Claim::Same if !quiet => say!(
-            "burstsim: '{}' holds an earlier run of this same scenario (same seed and replications); its files are replaced",
-            dir.display()
-        ),
-        Claim::Forced => say!("burstsim: --force: replacing {} in '{}'", before.describe(), dir.display()),
-        Claim::Same => {}
-    }
-    Ok(())
 }
 
 fn validate(a: ValidateArgs) -> Result<ExitCode> {
@@ -443,355 +284,9 @@ fn bench(a: BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn sweep(a: SweepArgs) -> Result<ExitCode> {
-    use burstsim::metrics::Metric;
-    use burstsim::sweep::{self, Sweep, recommend, store};
-    let targets =
-        a.targets.iter().map(|t| recommend::parse_target(t).map_err(UsageError)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(r) = a.risk {
-        if !(r.is_finite() && r > 0.0 && r < 1.0) {
-            bail!(UsageError(format!(
-                "--risk {r} is not allowed; give the largest acceptable chance of a year that misses, between 0 and 1, e.g. 0.1"
-            )));
-        }
-        if targets.is_empty() {
-            bail!(UsageError("--risk needs at least one --target, e.g. --target 'wait_p95_h<=2' --risk 0.1".into()));
-        }
-    }
-    let text = std::fs::read_to_string(&a.scenario)
-        .map_err(|cause| ScenarioError::Read { path: a.scenario.display().to_string(), cause })?;
-    let file = a.scenario.display().to_string();
-    let mut sw = Sweep::new(&text, &file, &a.params)?;
-    for key in &a.decisions {
-        sw.set_role(key, sweep::Role::Decision)?;
-    }
-    for key in &a.conditions {
-        sw.set_role(key, sweep::Role::Condition)?;
-    }
-    for spec in &a.weights {
-        let (key, w) = sweep::parse_weights(spec)?;
-        sw.set_weights(&key, w)?;
-    }
-    if let Some(n) = a.replications {
-        if n == 0 {
-            bail!(UsageError("--replications 0 is not allowed".into()));
-        }
-        sweep::set_path(&mut sw.base, "simulation.replications", &n.to_string())?;
-    }
-    if let Some(s) = a.seed {
-        sweep::set_path(&mut sw.base, "simulation.seed", &s.to_string())?;
-    }
-    let first = sw.scenario(0)?;
-    burstsim::target::check_classes(&targets, &first.class_names()).map_err(UsageError)?;
-    let pairs = match &a.break_even {
-        None => None,
-        Some(spec) => {
-            let (x, y) = spec
-                .split_once(',')
-                .ok_or_else(|| UsageError(format!("--break-even '{spec}' must be POLICY_A,POLICY_B")))?;
-            for p in [x, y] {
-                if first.policy_index(p.trim()).is_none() {
-                    let names: Vec<&str> = first.policies.iter().map(|p| p.name.as_str()).collect();
-                    bail!(UsageError(format!(
-                        "--break-even: no policy is named '{}'; the policies are: {}",
-                        p.trim(),
-                        names.join(", ")
-                    )));
-                }
-            }
-            Some((x.trim().to_string(), y.trim().to_string()))
-        }
-    };
-    // output/threshold-sweep/, not output/threshold-sweep-sweep/; a scenario whose name
-    // does not say "sweep" gets the suffix, so its sweep never meets its run's folder.
-    let folder = if first.name.ends_with("sweep") { first.name.clone() } else { format!("{}-sweep", first.name) };
-    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(folder));
-    let shard = a.shard.as_deref().map(burstsim::experiment::shard::parse_spec).transpose()?;
-    // Shards of one sweep share the folder: none may remove the others' points.
-    // A folder holding this same sweep keeps its finished points (shards of one sweep
-    // share it); another sweep's folder is refused unless --force.
-    let _lock = match shard {
-        None => lock_out_dir(&out_dir, "sweep")?,
-        // The shards of one sweep write the folder together, each holding its own slot.
-        Some((i, n)) => announced(burstsim::output::lock::OutputLock::shared(
-            &out_dir,
-            "sweep shard",
-            &store::sweep_hash(&sw),
-            &format!("shard-{i}-of-{n}"),
-        )?),
-    };
-    let st = store::Store::open(&out_dir, &sw, a.resume || shard.is_some(), a.force)?;
-    let pool = pool(a.threads)?;
-    let total = sw.points.len();
-    let done_before = (0..total).filter(|&p| st.is_done(p)).count();
-    if done_before > 0 && !a.quiet {
-        if a.resume || shard.is_some() {
-            say!("burstsim: resuming: {done_before} of {total} points already finished in {}", out_dir.display());
-        } else {
-            say!(
-                "burstsim: '{}' holds this same sweep: reusing its {done_before} of {total} finished points (the same numbers; --force recomputes them)",
-                out_dir.display()
-            );
-        }
-    }
-    // Progress in policy-replications, the unit of work: a point that reuses a policy
-    // simulated at an earlier point costs less, and counting points made the ETA wrong.
-    let to_run = |p: usize| !(st.is_done(p) || shard.is_some_and(|(i, n)| p as u32 % n != i));
-    let mut planned = std::collections::HashSet::new();
-    let (mut work, mut total_work) = (vec![0u64; total], 0u64);
-    for (p, units) in work.iter_mut().enumerate() {
-        if to_run(p) {
-            let scn = sw.scenario(p)?;
-            let fresh = (0..scn.policies.len()).filter(|&k| planned.insert(sweep::policy_key(&scn, k))).count();
-            *units = fresh as u64; // per replication
-            total_work += fresh as u64 * u64::from(scn.replications);
-        }
-    }
-    let pb = progress_bar(total_work, a.quiet, "policy-replications");
-    let started = Instant::now();
-    let mut cache = std::collections::HashMap::new();
-    for (p, &units) in work.iter().enumerate() {
-        if !to_run(p) {
-            continue;
-        }
-        let scn = sw.scenario(p)?;
-        pb.set_message(format!("policy-replications, point {}", sw.label(p)));
-        let tick = || pb.inc(units);
-        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &tick, &interrupted))? else {
-            pb.finish_and_clear();
-            let done = (0..total).filter(|&p| st.is_done(p)).count();
-            say!(
-                "burstsim: interrupted: {done} of {total} points are finished and kept in {}; continue with the same command plus --resume",
-                out_dir.display()
-            );
-            return Ok(ExitCode::from(EXIT_INTERRUPTED));
-        };
-        st.save(p, &sw.label(p), &scn, &results)?;
-    }
-    pb.finish_and_clear();
-    let done = (0..total).filter(|&p| st.is_done(p)).count();
-    if done < total {
-        let Some((i, n)) = shard else {
-            // Every point ran in this process: a point that reads as unfinished now was
-            // replaced by another process writing there without the lock (an older burstsim).
-            let missing: Vec<String> = (0..total).filter(|&p| !st.is_done(p)).map(|p| format!("{p:04}")).collect();
-            bail!(
-                "points {} in '{}' were changed by another process while this sweep ran; nothing was assembled. \
-                 Run the sweep again into a folder that only it writes",
-                missing.join(", "),
-                out_dir.display()
-            );
-        };
-        say!(
-            "burstsim: sweep shard {i}/{n} finished; {done} of {total} points are done in {}. When every shard has finished, \
-             `burstsim sweep {} --resume --out {}` (same options) assembles sweep.csv",
-            out_dir.display(),
-            a.scenario.display(),
-            out_dir.display()
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut summaries = Vec::new();
-    let mut raw = Vec::new();
-    for p in 0..total {
-        let (s, r) = st.load(p)?;
-        summaries.push(s);
-        raw.push(r);
-    }
-    let encoding = output::csv::Encoding::excel(a.excel);
-    output::atomic_write(&out_dir.join("sweep.csv"), &encoding.encode(store::sweep_csv(&sw, &raw)))?;
-    // Per point and policy, the simulated years that missed the targets (None: the point
-    // was written by an older burstsim without per-year values).
-    let risks: Vec<Option<Vec<burstsim::experiment::risk::PolicyRisk>>> = if targets.is_empty() {
-        vec![None; total]
-    } else {
-        (0..total).map(|p| st.load_risk(p, &targets)).collect::<Result<_, _>>()?
-    };
-    let points: Vec<recommend::PointResult> = summaries
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| recommend::PointResult {
-            point: i,
-            label: sw.label(i),
-            summaries: s,
-            risk: risks[i].clone().unwrap_or_default(),
-        })
-        .collect();
-
-    let mut report = String::new();
-    report.push_str(&format!(
-        "{}: sweep of {} points × {} policies, {} replications per point; mean ± 95% CI half-width\n\n",
-        first.name,
-        total,
-        first.policies.len(),
-        first.replications
-    ));
-    report.push_str(&format!(
-        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{}\n",
-        "point",
-        "policy",
-        "total cost (CNY)",
-        "mean wait (h)",
-        "p95 wait (h)",
-        "cloud (%)",
-        if targets.is_empty() { String::new() } else { format!(" {:>16}", "years missing") }
-    ));
-    let row = |label: &str, pr: &recommend::PointResult, name: &str| {
-        let g = |m: Metric| pr.summaries.get(name, m).map(|r| r.summary);
-        let f = |m: Metric, scale: f64, d: usize| {
-            g(m).map_or("–".to_string(), |s| {
-                if s.half_width.is_nan() {
-                    format!("{:.*}", d, s.mean * scale)
-                } else {
-                    format!("{:.*} ± {:.*}", d, s.mean * scale, d, s.half_width * scale)
-                }
-            })
-        };
-        let missing = if targets.is_empty() {
-            String::new()
-        } else {
-            let c = pr.risk.iter().find(|r| r.policy == name).map(|r| r.count);
-            format!(
-                " {:>16}",
-                c.map_or("–".to_string(), |c| format!("{}/{} ({:.0}%)", c.missed, c.years, c.share() * 100.0))
-            )
-        };
-        format!(
-            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{missing}\n",
-            label,
-            name,
-            f(Metric::TotalCost, 1.0, 0),
-            f(Metric::WaitMean, 1.0, 2),
-            f(Metric::WaitP95, 1.0, 2),
-            f(Metric::CloudJobShare, 100.0, 1)
-        )
-    };
-    // A policy the sweep does not touch has the same results at every point: show it once.
-    // It is "the same" when its whole row reads the same at every point (every shown
-    // figure and the years missing the targets): with zero prices the cost alone is the
-    // same at every point while the waits differ.
-    let constant = |name: &str| {
-        let first_row = row("", &points[0], name);
-        points.len() > 1 && points.iter().all(|pr| row("", pr, name) == first_row)
-    };
-    for pr in &points {
-        for policy in first.policies.iter().filter(|p| !constant(&p.name)) {
-            report.push_str(&row(&pr.label, pr, &policy.name));
-        }
-    }
-    for policy in first.policies.iter().filter(|p| constant(&p.name)) {
-        report.push_str(&row("(same at every point)", &points[0], &policy.name));
-    }
-    let conditions = sw.params.iter().any(|p| p.role == sweep::Role::Condition);
-    st.record_analysis(&sw, &targets, a.risk)?;
-    if targets.is_empty() {
-        // An earlier sweep's recommendation in this folder would be stale now.
-        for f in ["recommendation.txt", "risk.csv", "decisions.csv"] {
-            let _ = std::fs::remove_file(out_dir.join(f));
-        }
-        if conditions && sw.params.iter().any(|p| p.role == sweep::Role::Decision) && !a.quiet {
-            report.push_str(
-                "\nGive --target to get the best decision at each scenario point and a robust choice across them.\n",
-            );
-        }
-    } else {
-        let mean = recommend::recommend(&points, &targets, recommend::Rule::MeanYear);
-        let rule = match a.risk {
-            None => recommend::Rule::MeanYear,
-            Some(max_miss) => recommend::Rule::Risk { max_miss },
-        };
-        let axes: Vec<sweep::decide::Axis> = sw
-            .params
-            .iter()
-            .map(|p| sweep::decide::Axis { key: p.key.clone(), role: p.role, weights: p.weights.clone() })
-            .collect();
-        let analysis = sweep::decide::analyse(&axes, &sw.points, &points, &targets, rule);
-        output::atomic_write(&out_dir.join("decisions.csv"), &encoding.encode(analysis.csv(&points)))?;
-        let (text, full) = if conditions {
-            // Conditions are not choices: no "cheapest point" over them, but the best
-            // decision at each scenario point and a robust choice.
-            let text = analysis.render(&points);
-            (text.clone(), text + &analysis.render_details())
-        } else {
-            match a.risk {
-                None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
-                Some(max_miss) => {
-                    let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
-                    // Only the risk rule's choice reads "choose policy …": charts mark that one.
-                    let compare = format!("\n{}", recommend::render_comparison(&mean));
-                    (recommend::render(&risk, 12) + &compare, recommend::render(&risk, usize::MAX) + &compare)
-                }
-            }
-        };
-        output::atomic_write(&out_dir.join("recommendation.txt"), full.as_bytes())?;
-        if risks.iter().all(Option::is_some) {
-            let all: Vec<_> = risks.iter().map(|r| r.clone().unwrap_or_default()).collect();
-            output::atomic_write(
-                &out_dir.join("risk.csv"),
-                &encoding.encode(store::risk_csv(&sw, &targets, &all, mean.confidence_each)),
-            )?;
-        } else {
-            let _ = std::fs::remove_file(out_dir.join("risk.csv"));
-        }
-        report.push('\n');
-        report.push_str(&text);
-    }
-    let lines = recommend::break_even_lines(&first);
-    if !lines.is_empty() {
-        report.push_str("\nMonthly vs hourly from the scenario's prices (break-even utilisation):\n");
-        for l in lines {
-            report.push_str(&format!("  {l}\n"));
-        }
-    }
-    if let Some((x, y)) = pairs {
-        if sw.params.len() != 1 {
-            say!("burstsim: warning: --break-even needs a one-parameter sweep; skipped");
-        } else {
-            let values: Vec<f64> = sw.params[0].values.iter().map(|v| v.parse().unwrap_or(f64::NAN)).collect();
-            match recommend::crossing(&points, &values, &x, &y) {
-                Some(c) => {
-                    report.push_str(&format!(
-                        "\nBreak-even along {}: the mean costs of '{x}' and '{y}' cross at about {:.3}; below it '{}' is cheaper.\n",
-                        sw.params[0].key, c.value, c.cheaper_below
-                    ));
-                    for (name, u) in [(&x, c.monthly_utilization.0), (&y, c.monthly_utilization.1)] {
-                        if u.is_finite() {
-                            report.push_str(&format!(
-                                "  There '{name}' keeps its monthly GPUs about {:.0}% busy.\n",
-                                u * 100.0
-                            ));
-                        }
-                    }
-                }
-                None => report.push_str(&format!(
-                    "\nBreak-even along {}: the mean costs of '{x}' and '{y}' do not cross in the swept range.\n",
-                    sw.params[0].key
-                )),
-            }
-        }
-    }
-    if !a.quiet {
-        print!("{report}");
-        println!(
-            "\nFiles: {}/sweep.csv, points/*/{{summary,paired}}.csv{}",
-            out_dir.display(),
-            if targets.is_empty() { "" } else { ", recommendation.txt, risk.csv, decisions.csv" }
-        );
-    }
-    crate::plot_cmd::after_sweep(&out_dir, &sw.base, a.no_charts, a.quiet);
-    let unstable: usize =
-        points.iter().filter(|p| p.summaries.rows.iter().any(|r| r.unstable_replications > 0)).count();
-    if unstable > 0 {
-        say!(
-            "burstsim: warning: the campus is unstable in some replications at {unstable} of {total} points (offered load ≥ 1 or a growing backlog); their averages depend on the horizon"
-        );
-    }
-    say!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
-    Ok(ExitCode::SUCCESS)
-}
-
 fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
-    use burstsim::experiment::{Results, shard};
+    use burstsim::experiment::Results;
+    use burstsim::output::shard;
     let (index, count) = shard::parse_spec(spec)?;
     if !a.ci_target.is_empty() || scenario.ci_target.is_some() {
         bail!(UsageError(
@@ -806,8 +301,8 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     let out_dir = if base.file_name().is_some_and(|n| n.to_string_lossy() == own) { base } else { base.join(&own) };
     let shards_dir = out_dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf);
     let _lock = lock_out_dir(&out_dir, "shard")?;
-    let claim = burstsim::output::occupied::claim_shard(&out_dir, scenario.hash(), index, count, a.force)?;
-    if claim == burstsim::output::occupied::Claim::Forced {
+    let claim = burstsim::write::occupied::claim_shard(&out_dir, scenario.hash(), index, count, a.force)?;
+    if claim == burstsim::write::occupied::Claim::Forced {
         say!("burstsim: --force: replacing the shard in '{}'", out_dir.display());
     }
     let pool = pool(a.threads)?;
@@ -833,7 +328,8 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
 }
 
 fn merge(a: MergeArgs) -> Result<ExitCode> {
-    use burstsim::experiment::{Stopping, shard};
+    use burstsim::experiment::Stopping;
+    use burstsim::output::shard;
     let mut dirs = Vec::new();
     for d in &a.dirs {
         if d.join("shard.toml").exists() {

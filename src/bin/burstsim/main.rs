@@ -24,8 +24,10 @@ macro_rules! say_part {
 mod args;
 mod calibrate_cmd;
 mod commands;
+mod common;
 mod plot_cmd;
 mod sensitivity_cmd;
+mod sweep_cmd;
 mod trace_cmd;
 
 use std::process::ExitCode;
@@ -44,7 +46,7 @@ fn main() -> ExitCode {
             }
             // Messages quote users' files: control, bidi and zero-width characters are escaped.
             say!("burstsim: error: {}", burstsim::output::printable::printable(&format!("{err:#}")));
-            ExitCode::from(commands::exit_code(&err))
+            ExitCode::from(common::exit_code(&err))
         }
     }
 }

@@ -2,52 +2,14 @@
 //! alone, and writes report.html and report.md; and the small hooks with which `run` and
 //! `sweep` draw the same charts when they finish (unless `--no-charts`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use burstsim::plot::{FontSpec, Lang, PlotError, PlotOptions};
-use clap::ValueEnum;
 
-use crate::commands::UsageError;
-
-/// Label language.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum LangArg {
-    /// English.
-    En,
-    /// Simplified Chinese (bundled font; no system fonts needed).
-    Zh,
-}
-
-/// `burstsim plot`.
-#[derive(Debug, clap::Args)]
-pub struct PlotArgs {
-    /// A folder written by `burstsim run` (summary.csv, …) or `burstsim sweep` (sweep.csv).
-    pub dir: PathBuf,
-    /// Language of the labels and the report.
-    #[arg(long, value_enum, default_value_t = LangArg::En)]
-    pub lang: LangArg,
-    /// Width of every chart in pixels (SVG and PNG).
-    #[arg(long, default_value_t = 1600)]
-    pub width: u32,
-    /// Height of every chart in pixels.
-    #[arg(long, default_value_t = 1000)]
-    pub height: u32,
-    /// Text at the start of every chart title (default: the scenario name); '' for no titles.
-    #[arg(long)]
-    pub title: Option<String>,
-    /// Base font size in pixels (default: width ÷ 64, 25 px at 1600 px).
-    #[arg(long)]
-    pub font_size: Option<f64>,
-    /// A TrueType/OpenType font to draw with, PATH or PATH#FACE for a .ttc collection
-    /// (e.g. /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2).
-    #[arg(long)]
-    pub font: Option<String>,
-    /// Print nothing but errors and warnings.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-}
+use crate::args::{LangArg, PlotArgs};
+use crate::common::UsageError;
 
 /// Maps a chart error to the binary's errors: bad input exits with 2.
 fn to_anyhow(e: PlotError) -> anyhow::Error {

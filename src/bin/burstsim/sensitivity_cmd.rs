@@ -7,13 +7,13 @@ use std::time::Instant;
 
 use anyhow::Result;
 use burstsim::experiment::Results;
-use burstsim::output::{self, csv::Encoding};
+use burstsim::output::csv::Encoding;
 use burstsim::scenario::Scenario;
 use burstsim::sensitivity::{self, Band, band};
 use burstsim::target::Target;
 
 use crate::args::RunArgs;
-use crate::commands::UsageError;
+use crate::common::UsageError;
 
 /// The file the band writes into a run's folder.
 pub const FILE: &str = "sensitivity.csv";
@@ -50,7 +50,7 @@ pub fn after_run(
     let inputs = sensitivity::spec::inputs(scenario);
     let n = a.sensitivity_replications.unwrap_or(own).min(results.replications.len() as u32).max(1);
     let total = sensitivity::extra_replications(inputs.len(), n as usize);
-    let pb = crate::commands::progress_bar(total, a.quiet, "sensitivity band");
+    let pb = crate::common::progress_bar(total, a.quiet, "sensitivity band");
     let started = Instant::now();
     let band =
         sensitivity::run(scenario, results, &inputs, sensitivity::targets(scenario, targets), n, &|| pb.inc(1), stop)?;
@@ -60,7 +60,7 @@ pub fn after_run(
         say!("burstsim: interrupted: the sensitivity band was not finished; {FILE} not written");
         return Ok(None);
     };
-    output::atomic_write(&path, &encoding.encode(band::csv(&band)))?;
+    burstsim::write::atomic_write(&path, &encoding.encode(band::csv(&band)))?;
     say!(
         "burstsim: sensitivity band: {} input(s) × 2 levels × {n} replications in {:.1} s",
         inputs.len(),

@@ -10,103 +10,8 @@ use burstsim::evidence::replay::{self, Estimates, ReplayOptions, Units};
 use burstsim::scenario::raw::{PriorityKind, SchedulerKind};
 use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
 
-use crate::args::{Format, ValidateArgs};
-use crate::commands::UsageError;
-
-/// How to read a log (shared by `validate --trace` and `fit`).
-#[derive(Debug, Clone, clap::Args)]
-pub struct ReadArgs {
-    /// Refuse the log at its first bad row (default: skip bad rows and count them).
-    #[arg(long)]
-    pub strict: bool,
-    /// Log format: swf, sacct or csv (default: from the name and first line).
-    #[arg(long)]
-    pub trace_format: Option<String>,
-    /// Column mapping of a CSV job list: a preset (alibaba-openb-2023, alibaba-dlrm-2025,
-    /// alibaba-pai-2020, helios) or a TOML file (docs/TRACES.md).
-    #[arg(long)]
-    pub mapping: Option<String>,
-    /// What job sizes count: auto (GPUs if the log has any, else processors), procs, gpus.
-    #[arg(long, default_value = "auto")]
-    pub units: String,
-    /// Processors (or GPUs) per simulated GPU: sizes are divided by it and rounded up.
-    #[arg(long, default_value_t = 1.0)]
-    pub procs_per_gpu: f64,
-}
-
-/// `burstsim validate --trace LOG …`: flattened into `validate`'s arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct TraceValidateArgs {
-    /// Replay this log (SWF, sacct or CSV) and compare simulated with recorded queue
-    /// delays instead of the queueing-theory checks.
-    #[arg(long)]
-    pub trace: Option<PathBuf>,
-    /// GPUs (or processors) of the replayed cluster (default: the log's MaxProcs; with
-    /// --gpus-per-node, --nodes may give the size instead).
-    #[arg(long, requires = "trace")]
-    pub gpus: Option<u32>,
-    /// Replay on nodes of this many GPUs (placement = "nodes": best fit on one node, a job
-    /// larger than a node on whole nodes, backfill every --bf-interval) instead of a pool.
-    #[arg(long, requires = "trace")]
-    pub gpus_per_node: Option<u32>,
-    /// Nodes of the replayed cluster (default: --gpus / --gpus-per-node, which must divide;
-    /// without --gpus, ⌈MaxProcs / --gpus-per-node⌉ from the log).
-    #[arg(long, requires = "gpus_per_node")]
-    pub nodes: Option<u32>,
-    /// Queue order on nodes: fifo (submission order) or multifactor (Slurm's plugin with
-    /// the scenario's default weights; the log's jobs share one account, so age and job
-    /// size order them).
-    #[arg(long, default_value = "fifo", requires = "trace")]
-    pub priority: String,
-    /// Seconds between backfill passes on nodes (Slurm's bf_interval; default 30).
-    #[arg(long, value_name = "SECONDS", requires = "gpus_per_node")]
-    pub bf_interval: Option<u32>,
-    /// Tested jobs that get a reservation in each backfill pass on nodes (default 16;
-    /// Slurm reserves for every job it tests, up to bf_max_job_test = 500).
-    #[arg(long, value_name = "N", requires = "gpus_per_node")]
-    pub bf_reservations: Option<u32>,
-    /// Also write one row per replayed job: job,submit,size,recorded_start,
-    /// simulated_start,recorded_wait_s,simulated_wait_s (seconds after the log's first
-    /// submission).
-    #[arg(long, value_name = "FILE", requires = "trace")]
-    pub jobs_out: Option<PathBuf>,
-    /// Scheduler of the replay: fcfs or easy-backfill.
-    #[arg(long, default_value = "easy-backfill", requires = "trace")]
-    pub scheduler: String,
-    /// Runtime estimates the scheduler sees: recorded (requested walltime) or exact.
-    #[arg(long, default_value = "recorded", requires = "trace")]
-    pub estimates: String,
-    /// Outages: none, or infer (stop the scheduler during the log's own outages: an hour
-    /// or more in which jobs waited, the first of them fitted and nothing started; see
-    /// docs/VALIDATION.md).
-    #[arg(long, default_value = "none", requires = "trace")]
-    pub outages: String,
-    /// Shortest stretch counted as an outage by --outages infer, in hours (default 1;
-    /// for sensitivity checks).
-    #[arg(long, value_name = "HOURS", requires = "outages")]
-    pub outage_min_hours: Option<f64>,
-    /// Scheduler cycle: none, auto (the granularity of the log's recorded waits) or a
-    /// number of seconds; the scheduler then passes only at multiples of it.
-    #[arg(long, default_value = "none", requires = "trace")]
-    pub cycle: String,
-    /// Out of sample: fit a scenario on the first half of the log (by submission time),
-    /// simulate the second half's period from it and compare with its recorded waits
-    /// (pool of --gpus, the fitted outages, cycle and arrivals; docs/VALIDATION.md).
-    #[arg(long, requires = "trace")]
-    pub out_of_sample: bool,
-    /// Replications of the out-of-sample simulation.
-    #[arg(long, default_value_t = 10, requires = "out_of_sample")]
-    pub replications: u32,
-    /// Master seed of the out-of-sample simulation.
-    #[arg(long, default_value_t = 1, requires = "out_of_sample")]
-    pub seed: u64,
-    /// Also write the scenario fitted on the first half (with the second half's dates).
-    #[arg(long, value_name = "FILE", requires = "out_of_sample")]
-    pub fitted_out: Option<PathBuf>,
-    /// How to read the log.
-    #[command(flatten)]
-    pub read: ReadArgs,
-}
+use crate::args::{FitArgs, Format, ReadArgs, ValidateArgs};
+use crate::common::UsageError;
 
 fn usage(msg: String) -> anyhow::Error {
     UsageError(msg).into()
@@ -389,36 +294,6 @@ fn nodes(
         bail!(usage(format!("--nodes {n} × --gpus-per-node {per_node} is too large")));
     }
     Ok((n, per_node))
-}
-
-/// `burstsim fit`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct FitArgs {
-    /// The log (SWF, sacct --parsable2 or CSV with --mapping).
-    pub log: PathBuf,
-    /// Scenario file to write (default: <log name>-fit.toml in the current folder).
-    #[arg(long, short = 'o')]
-    pub out: Option<PathBuf>,
-    /// Cluster size in GPUs: required when the log does not state it (sacct exports and
-    /// CSV job lists never do; an SWF header's MaxProcs is used otherwise).
-    #[arg(long)]
-    pub gpus: Option<u32>,
-    /// Days to simulate (default: one calendar year from the log's first day, whatever
-    /// the log's span).
-    #[arg(long)]
-    pub horizon_days: Option<f64>,
-    /// Scenario name (default: from the log's file name).
-    #[arg(long)]
-    pub name: Option<String>,
-    /// This user's jobs are your group's own: fitted as [[workload.classes]] (the rest is the background)
-    #[arg(long, conflicts_with = "group_account")]
-    pub group_user: Option<String>,
-    /// This account's (SWF: group id's) jobs are your group's own, as --group-user
-    #[arg(long)]
-    pub group_account: Option<String>,
-    /// How to read the log.
-    #[command(flatten)]
-    pub read: ReadArgs,
 }
 
 /// `burstsim fit LOG`.

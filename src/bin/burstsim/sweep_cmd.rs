@@ -1,0 +1,362 @@
+//! `burstsim sweep SCENARIO`: runs every point of a parameter grid (resuming finished
+//! points, in shards across machines), writes sweep.csv, and judges the targets: the
+//! recommendation, or with conditions the best decision at each scenario point and a robust
+//! choice. The longest subcommand, so it has its own file like `plot` and `fit`.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use burstsim::output;
+use burstsim::scenario::ScenarioError;
+
+use crate::args::SweepArgs;
+use crate::common::{EXIT_INTERRUPTED, UsageError, announced, interrupted, lock_out_dir, pool, progress_bar};
+
+/// Runs `burstsim sweep`.
+pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
+    use burstsim::metrics::Metric;
+    use burstsim::sweep::{self, Sweep, recommend, store};
+    let targets =
+        a.targets.iter().map(|t| recommend::parse_target(t).map_err(UsageError)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(r) = a.risk {
+        if !(r.is_finite() && r > 0.0 && r < 1.0) {
+            bail!(UsageError(format!(
+                "--risk {r} is not allowed; give the largest acceptable chance of a year that misses, between 0 and 1, e.g. 0.1"
+            )));
+        }
+        if targets.is_empty() {
+            bail!(UsageError("--risk needs at least one --target, e.g. --target 'wait_p95_h<=2' --risk 0.1".into()));
+        }
+    }
+    let text = std::fs::read_to_string(&a.scenario)
+        .map_err(|cause| ScenarioError::Read { path: a.scenario.display().to_string(), cause })?;
+    let file = a.scenario.display().to_string();
+    let mut sw = Sweep::new(&text, &file, &a.params)?;
+    for key in &a.decisions {
+        sw.set_role(key, sweep::Role::Decision)?;
+    }
+    for key in &a.conditions {
+        sw.set_role(key, sweep::Role::Condition)?;
+    }
+    for spec in &a.weights {
+        let (key, w) = sweep::parse_weights(spec)?;
+        sw.set_weights(&key, w)?;
+    }
+    if let Some(n) = a.replications {
+        if n == 0 {
+            bail!(UsageError("--replications 0 is not allowed".into()));
+        }
+        sweep::set_path(&mut sw.base, "simulation.replications", &n.to_string())?;
+    }
+    if let Some(s) = a.seed {
+        sweep::set_path(&mut sw.base, "simulation.seed", &s.to_string())?;
+    }
+    let first = sw.scenario(0)?;
+    burstsim::target::check_classes(&targets, &first.class_names()).map_err(UsageError)?;
+    let pairs = match &a.break_even {
+        None => None,
+        Some(spec) => {
+            let (x, y) = spec
+                .split_once(',')
+                .ok_or_else(|| UsageError(format!("--break-even '{spec}' must be POLICY_A,POLICY_B")))?;
+            for p in [x, y] {
+                if first.policy_index(p.trim()).is_none() {
+                    let names: Vec<&str> = first.policies.iter().map(|p| p.name.as_str()).collect();
+                    bail!(UsageError(format!(
+                        "--break-even: no policy is named '{}'; the policies are: {}",
+                        p.trim(),
+                        names.join(", ")
+                    )));
+                }
+            }
+            Some((x.trim().to_string(), y.trim().to_string()))
+        }
+    };
+    // output/threshold-sweep/, not output/threshold-sweep-sweep/; a scenario whose name
+    // does not say "sweep" gets the suffix, so its sweep never meets its run's folder.
+    let folder = if first.name.ends_with("sweep") { first.name.clone() } else { format!("{}-sweep", first.name) };
+    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(folder));
+    let shard = a.shard.as_deref().map(burstsim::output::shard::parse_spec).transpose()?;
+    // Shards of one sweep share the folder: none may remove the others' points.
+    // A folder holding this same sweep keeps its finished points (shards of one sweep
+    // share it); another sweep's folder is refused unless --force.
+    let _lock = match shard {
+        None => lock_out_dir(&out_dir, "sweep")?,
+        // The shards of one sweep write the folder together, each holding its own slot.
+        Some((i, n)) => announced(burstsim::write::lock::OutputLock::shared(
+            &out_dir,
+            "sweep shard",
+            &store::sweep_hash(&sw),
+            &format!("shard-{i}-of-{n}"),
+        )?),
+    };
+    let st = store::Store::open(&out_dir, &sw, a.resume || shard.is_some(), a.force)?;
+    let pool = pool(a.threads)?;
+    let total = sw.points.len();
+    let done_before = (0..total).filter(|&p| st.is_done(p)).count();
+    if done_before > 0 && !a.quiet {
+        if a.resume || shard.is_some() {
+            say!("burstsim: resuming: {done_before} of {total} points already finished in {}", out_dir.display());
+        } else {
+            say!(
+                "burstsim: '{}' holds this same sweep: reusing its {done_before} of {total} finished points (the same numbers; --force recomputes them)",
+                out_dir.display()
+            );
+        }
+    }
+    // Progress in policy-replications, the unit of work: a point that reuses a policy
+    // simulated at an earlier point costs less, and counting points made the ETA wrong.
+    let to_run = |p: usize| !(st.is_done(p) || shard.is_some_and(|(i, n)| p as u32 % n != i));
+    let mut planned = std::collections::HashSet::new();
+    let (mut work, mut total_work) = (vec![0u64; total], 0u64);
+    for (p, units) in work.iter_mut().enumerate() {
+        if to_run(p) {
+            let scn = sw.scenario(p)?;
+            let fresh = (0..scn.policies.len()).filter(|&k| planned.insert(sweep::policy_key(&scn, k))).count();
+            *units = fresh as u64; // per replication
+            total_work += fresh as u64 * u64::from(scn.replications);
+        }
+    }
+    let pb = progress_bar(total_work, a.quiet, "policy-replications");
+    let started = Instant::now();
+    let mut cache = std::collections::HashMap::new();
+    for (p, &units) in work.iter().enumerate() {
+        if !to_run(p) {
+            continue;
+        }
+        let scn = sw.scenario(p)?;
+        pb.set_message(format!("policy-replications, point {}", sw.label(p)));
+        let tick = || pb.inc(units);
+        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &tick, &interrupted))? else {
+            pb.finish_and_clear();
+            let done = (0..total).filter(|&p| st.is_done(p)).count();
+            say!(
+                "burstsim: interrupted: {done} of {total} points are finished and kept in {}; continue with the same command plus --resume",
+                out_dir.display()
+            );
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        };
+        st.save(p, &sw.label(p), &scn, &results)?;
+    }
+    pb.finish_and_clear();
+    let done = (0..total).filter(|&p| st.is_done(p)).count();
+    if done < total {
+        let Some((i, n)) = shard else {
+            // Every point ran in this process: a point that reads as unfinished now was
+            // replaced by another process writing there without the lock (an older burstsim).
+            let missing: Vec<String> = (0..total).filter(|&p| !st.is_done(p)).map(|p| format!("{p:04}")).collect();
+            bail!(
+                "points {} in '{}' were changed by another process while this sweep ran; nothing was assembled. \
+                 Run the sweep again into a folder that only it writes",
+                missing.join(", "),
+                out_dir.display()
+            );
+        };
+        say!(
+            "burstsim: sweep shard {i}/{n} finished; {done} of {total} points are done in {}. When every shard has finished, \
+             `burstsim sweep {} --resume --out {}` (same options) assembles sweep.csv",
+            out_dir.display(),
+            a.scenario.display(),
+            out_dir.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut summaries = Vec::new();
+    let mut raw = Vec::new();
+    for p in 0..total {
+        let (s, r) = st.load(p)?;
+        summaries.push(s);
+        raw.push(r);
+    }
+    let encoding = output::csv::Encoding::excel(a.excel);
+    burstsim::write::atomic_write(&out_dir.join("sweep.csv"), &encoding.encode(store::sweep_csv(&sw, &raw)))?;
+    // Per point and policy, the simulated years that missed the targets (None: the point
+    // was written by an older burstsim without per-year values).
+    let risks: Vec<Option<Vec<burstsim::experiment::risk::PolicyRisk>>> = if targets.is_empty() {
+        vec![None; total]
+    } else {
+        (0..total).map(|p| st.load_risk(p, &targets)).collect::<Result<_, _>>()?
+    };
+    let points: Vec<recommend::PointResult> = summaries
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| recommend::PointResult {
+            point: i,
+            label: sw.label(i),
+            summaries: s,
+            risk: risks[i].clone().unwrap_or_default(),
+        })
+        .collect();
+
+    let mut report = String::new();
+    report.push_str(&format!(
+        "{}: sweep of {} points × {} policies, {} replications per point; mean ± 95% CI half-width\n\n",
+        first.name,
+        total,
+        first.policies.len(),
+        first.replications
+    ));
+    report.push_str(&format!(
+        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{}\n",
+        "point",
+        "policy",
+        "total cost (CNY)",
+        "mean wait (h)",
+        "p95 wait (h)",
+        "cloud (%)",
+        if targets.is_empty() { String::new() } else { format!(" {:>16}", "years missing") }
+    ));
+    let row = |label: &str, pr: &recommend::PointResult, name: &str| {
+        let g = |m: Metric| pr.summaries.get(name, m).map(|r| r.summary);
+        let f = |m: Metric, scale: f64, d: usize| {
+            g(m).map_or("–".to_string(), |s| {
+                if s.half_width.is_nan() {
+                    format!("{:.*}", d, s.mean * scale)
+                } else {
+                    format!("{:.*} ± {:.*}", d, s.mean * scale, d, s.half_width * scale)
+                }
+            })
+        };
+        let missing = if targets.is_empty() {
+            String::new()
+        } else {
+            let c = pr.risk.iter().find(|r| r.policy == name).map(|r| r.count);
+            format!(
+                " {:>16}",
+                c.map_or("–".to_string(), |c| format!("{}/{} ({:.0}%)", c.missed, c.years, c.share() * 100.0))
+            )
+        };
+        format!(
+            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{missing}\n",
+            label,
+            name,
+            f(Metric::TotalCost, 1.0, 0),
+            f(Metric::WaitMean, 1.0, 2),
+            f(Metric::WaitP95, 1.0, 2),
+            f(Metric::CloudJobShare, 100.0, 1)
+        )
+    };
+    // A policy the sweep does not touch has the same results at every point: show it once.
+    // It is "the same" when its whole row reads the same at every point (every shown
+    // figure and the years missing the targets): with zero prices the cost alone is the
+    // same at every point while the waits differ.
+    let constant = |name: &str| {
+        let first_row = row("", &points[0], name);
+        points.len() > 1 && points.iter().all(|pr| row("", pr, name) == first_row)
+    };
+    for pr in &points {
+        for policy in first.policies.iter().filter(|p| !constant(&p.name)) {
+            report.push_str(&row(&pr.label, pr, &policy.name));
+        }
+    }
+    for policy in first.policies.iter().filter(|p| constant(&p.name)) {
+        report.push_str(&row("(same at every point)", &points[0], &policy.name));
+    }
+    let conditions = sw.params.iter().any(|p| p.role == sweep::Role::Condition);
+    st.record_analysis(&sw, &targets, a.risk)?;
+    if targets.is_empty() {
+        // An earlier sweep's recommendation in this folder would be stale now.
+        for f in ["recommendation.txt", "risk.csv", "decisions.csv"] {
+            let _ = std::fs::remove_file(out_dir.join(f));
+        }
+        if conditions && sw.params.iter().any(|p| p.role == sweep::Role::Decision) && !a.quiet {
+            report.push_str(
+                "\nGive --target to get the best decision at each scenario point and a robust choice across them.\n",
+            );
+        }
+    } else {
+        let mean = recommend::recommend(&points, &targets, recommend::Rule::MeanYear);
+        let rule = match a.risk {
+            None => recommend::Rule::MeanYear,
+            Some(max_miss) => recommend::Rule::Risk { max_miss },
+        };
+        let axes: Vec<sweep::decide::Axis> = sw
+            .params
+            .iter()
+            .map(|p| sweep::decide::Axis { key: p.key.clone(), role: p.role, weights: p.weights.clone() })
+            .collect();
+        let analysis = sweep::decide::analyse(&axes, &sw.points, &points, &targets, rule);
+        burstsim::write::atomic_write(&out_dir.join("decisions.csv"), &encoding.encode(analysis.csv(&points)))?;
+        let (text, full) = if conditions {
+            // Conditions are not choices: no "cheapest point" over them, but the best
+            // decision at each scenario point and a robust choice.
+            let text = analysis.render(&points);
+            (text.clone(), text + &analysis.render_details())
+        } else {
+            match a.risk {
+                None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
+                Some(max_miss) => {
+                    let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
+                    // Only the risk rule's choice reads "choose policy …": charts mark that one.
+                    let compare = format!("\n{}", recommend::render_comparison(&mean));
+                    (recommend::render(&risk, 12) + &compare, recommend::render(&risk, usize::MAX) + &compare)
+                }
+            }
+        };
+        burstsim::write::atomic_write(&out_dir.join("recommendation.txt"), full.as_bytes())?;
+        if risks.iter().all(Option::is_some) {
+            let all: Vec<_> = risks.iter().map(|r| r.clone().unwrap_or_default()).collect();
+            burstsim::write::atomic_write(
+                &out_dir.join("risk.csv"),
+                &encoding.encode(store::risk_csv(&sw, &targets, &all, mean.confidence_each)),
+            )?;
+        } else {
+            let _ = std::fs::remove_file(out_dir.join("risk.csv"));
+        }
+        report.push('\n');
+        report.push_str(&text);
+    }
+    let lines = recommend::break_even_lines(&first);
+    if !lines.is_empty() {
+        report.push_str("\nMonthly vs hourly from the scenario's prices (break-even utilisation):\n");
+        for l in lines {
+            report.push_str(&format!("  {l}\n"));
+        }
+    }
+    if let Some((x, y)) = pairs {
+        if sw.params.len() != 1 {
+            say!("burstsim: warning: --break-even needs a one-parameter sweep; skipped");
+        } else {
+            let values: Vec<f64> = sw.params[0].values.iter().map(|v| v.parse().unwrap_or(f64::NAN)).collect();
+            match recommend::crossing(&points, &values, &x, &y) {
+                Some(c) => {
+                    report.push_str(&format!(
+                        "\nBreak-even along {}: the mean costs of '{x}' and '{y}' cross at about {:.3}; below it '{}' is cheaper.\n",
+                        sw.params[0].key, c.value, c.cheaper_below
+                    ));
+                    for (name, u) in [(&x, c.monthly_utilization.0), (&y, c.monthly_utilization.1)] {
+                        if u.is_finite() {
+                            report.push_str(&format!(
+                                "  There '{name}' keeps its monthly GPUs about {:.0}% busy.\n",
+                                u * 100.0
+                            ));
+                        }
+                    }
+                }
+                None => report.push_str(&format!(
+                    "\nBreak-even along {}: the mean costs of '{x}' and '{y}' do not cross in the swept range.\n",
+                    sw.params[0].key
+                )),
+            }
+        }
+    }
+    if !a.quiet {
+        print!("{report}");
+        println!(
+            "\nFiles: {}/sweep.csv, points/*/{{summary,paired}}.csv{}",
+            out_dir.display(),
+            if targets.is_empty() { "" } else { ", recommendation.txt, risk.csv, decisions.csv" }
+        );
+    }
+    crate::plot_cmd::after_sweep(&out_dir, &sw.base, a.no_charts, a.quiet);
+    let unstable: usize =
+        points.iter().filter(|p| p.summaries.rows.iter().any(|r| r.unstable_replications > 0)).count();
+    if unstable > 0 {
+        say!(
+            "burstsim: warning: the campus is unstable in some replications at {unstable} of {total} points (offered load ≥ 1 or a growing backlog); their averages depend on the horizon"
+        );
+    }
+    say!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}

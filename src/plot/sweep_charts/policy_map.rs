@@ -1,0 +1,237 @@
+//! The policy map of a sweep with conditions: the best decision at each scenario point
+//! (from `decisions.csv`), with its cost and the first target's metric. It draws the
+//! decision analysis, not a metric against a parameter, so it stands apart from the
+//! line charts and the heatmaps.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{MAX_FACETS, panels, param_label};
+use crate::i18n::{L, fill};
+use crate::plot::Chart;
+use crate::plot::folder::{DecisionRow, SweepFolder};
+use crate::plot::theme::{AxisSpec, INK, Mark, PALETTE, Textual, Theme, decimals_for, padded, policy_colour, tick};
+use crate::sweep::Role;
+use crate::write::fmt_num;
+
+/// A decision's label with its policy called by its display name (`decisions.csv`
+/// labels start with the policy id).
+fn decision_text(th: &Theme, d: &DecisionRow) -> String {
+    match d.decision.strip_prefix(d.policy.as_str()) {
+        Some(rest) if !d.policy.is_empty() => format!("{}{rest}", th.policy(&d.policy)),
+        _ => d.decision.clone(),
+    }
+}
+
+/// The policy map: the best decision at each scenario point, with its cost and the first
+/// target's metric. One condition: the condition along x, the decisions as rows, a dot at
+/// each point's best (and the robust choices as shaded rows). Two or more: a grid of
+/// cells coloured by the best decision (further conditions as panels).
+pub struct PolicyMap<'a> {
+    /// The sweep (with `decisions.csv`).
+    pub sweep: &'a SweepFolder,
+}
+
+impl PolicyMap<'_> {
+    fn conditions(&self) -> Vec<usize> {
+        let sw = self.sweep;
+        (0..sw.params.len()).filter(|&i| sw.axes.get(i).and_then(|a| a.role) == Some(Role::Condition)).collect()
+    }
+}
+
+/// A cost as "¥12,345 ± 678".
+fn cost_text(c: (f64, f64, f64)) -> String {
+    format!("¥{} ± {}", fmt_num(c.0, 0), fmt_num((c.2 - c.1) / 2.0, 0))
+}
+
+/// The shown metric (a rate in %) as "name 1.23 ± 0.45".
+fn shown_text(s: &Option<(String, f64, f64, f64)>) -> String {
+    let Some((name, m, lo, hi)) = s else { return String::new() };
+    let metric = name.rsplit(':').next().unwrap_or(name);
+    let pct = crate::metrics::Metric::from_name(metric).is_some_and(|m| m.shown_in_percent());
+    let k = if pct { 100.0 } else { 1.0 };
+    let d = decimals_for(m * k).min(2);
+    format!("{name} {} ± {}{}", fmt_num(m * k, d), fmt_num((hi - lo) / 2.0 * k, d), if pct { "%" } else { "" })
+}
+
+impl Chart for PolicyMap<'_> {
+    fn name(&self) -> String {
+        "policy_map".into()
+    }
+
+    fn caption(&self, th: &Theme) -> String {
+        match self.conditions().as_slice() {
+            [c] => fill(th.t(L::PolicyMapTitle), &[&param_label(self.sweep, *c, th.lang)]),
+            _ => th.t(L::PolicyMapGridTitle).to_string(),
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &Theme) -> Result<(), String> {
+        let sw = self.sweep;
+        let conds = self.conditions();
+        let best: Vec<&DecisionRow> = sw.decisions.iter().filter(|d| d.kind == "best").collect();
+        let shown_name = best.iter().find_map(|d| d.shown.as_ref().map(|s| s.0.clone())).unwrap_or_default();
+        let note = fill(th.t(L::NotePolicyMap), &[&shown_name]);
+        // Decisions in the order they first appear (best rows, then robust rows).
+        let mut names: Vec<String> = Vec::new();
+        for d in sw.decisions.iter().filter(|d| !d.policy.is_empty()) {
+            if !names.contains(&d.decision) {
+                names.push(d.decision.clone());
+            }
+        }
+        let none_row = best.iter().any(|d| d.policy.is_empty());
+        let colour = |d: &DecisionRow| {
+            sw.policies.iter().position(|p| *p == d.policy).map_or(RGBColor(150, 150, 150), policy_colour)
+        };
+        let cond_value = |d: &DecisionRow, c: usize| {
+            d.conditions.iter().find(|(k, _)| *k == sw.params[c]).map(|(_, v)| v.clone()).unwrap_or_default()
+        };
+        if conds.len() == 1 {
+            let c = conds[0];
+            let xs = sw.values(c);
+            let numeric: Option<Vec<f64>> =
+                xs.iter().map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite())).collect();
+            let xpos = |v: &str| {
+                let k = xs.iter().position(|x| x == v).unwrap_or(0);
+                numeric.as_ref().map_or(k as f64, |n| n[k])
+            };
+            let (xmin, xmax) = match &numeric {
+                Some(n) => n.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, &v| (a.0.min(v), a.1.max(v))),
+                None => (0.0, xs.len().saturating_sub(1) as f64),
+            };
+            let (x0, x1) = padded(xmin, xmax, 0.12);
+            let mut rows: Vec<String> = names
+                .iter()
+                .map(|n| sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, d)))
+                .collect();
+            if none_row {
+                rows.push(th.t(L::NoDecision).to_string());
+            }
+            let row_of = |d: &DecisionRow| {
+                if d.policy.is_empty() {
+                    rows.len() - 1
+                } else {
+                    names.iter().position(|n| *n == d.decision).unwrap_or(0)
+                }
+            };
+            let mut legend: Vec<(String, Mark)> = Vec::new();
+            let robust = [("minimax-regret", L::RobustMinimax, 0.16), ("worst-case", L::RobustWorstCase, 0.10)];
+            for (kind, l, alpha) in robust {
+                if sw.decisions.iter().any(|d| d.kind == kind) {
+                    legend.push((th.t(l).to_string(), Mark::Swatch(RGBColor(0, 114, 178).mix(alpha))));
+                }
+            }
+            let area = th.frame(root, &self.caption(th), &legend, &note)?;
+            let xspan = x1 - x0;
+            let xf = |v: f64| match &numeric {
+                Some(n) => match n.iter().position(|x| (x - v).abs() < 1e-9) {
+                    Some(k) => xs[k].clone(),
+                    None => tick(v, xspan.max(1.0)),
+                },
+                None => xs.get(v.round() as usize).cloned().unwrap_or_default(),
+            };
+            let yf = |v: f64| rows.get(v.round() as usize).cloned().unwrap_or_default();
+            let xticks: Vec<f64> = match &numeric {
+                Some(n) => n.clone(),
+                None => (0..xs.len()).map(|k| k as f64).collect(),
+            };
+            let xl = param_label(sw, c, th.lang);
+            let x_spec = AxisSpec::with_ticks(x0, x1, xticks, &xl, &xf);
+            let y_spec = AxisSpec::categories(rows.len(), th.t(L::DecisionAxis), &yf);
+            let chart = th.axes(&area, &x_spec, &y_spec)?;
+            let plot = chart.plotting_area();
+            for (kind, _, alpha) in robust {
+                if let Some(d) = sw.decisions.iter().find(|d| d.kind == kind) {
+                    let y = row_of(d) as f64;
+                    plot.draw(&Rectangle::new(
+                        [(x0, y - 0.35), (x1, y + 0.35)],
+                        RGBColor(0, 114, 178).mix(alpha).filled(),
+                    ))
+                    .s()?;
+                }
+            }
+            for d in &best {
+                let at = (xpos(&cond_value(d, c)), row_of(d) as f64);
+                let p = chart.backend_coord(&at);
+                if d.policy.is_empty() {
+                    let r = th.px(0.4);
+                    for (a, b) in [((-r, -r), (r, r)), ((-r, r), (r, -r))] {
+                        root.draw(&PathElement::new(
+                            vec![(p.0 + a.0, p.1 + a.1), (p.0 + b.0, p.1 + b.1)],
+                            INK.stroke_width(th.lw(3)),
+                        ))
+                        .s()?;
+                    }
+                    continue;
+                }
+                root.draw(&Circle::new(p, th.px(0.4), colour(d).filled())).s()?;
+                let style = th.font(0.7).pos(Pos::new(HPos::Center, VPos::Bottom));
+                root.draw_text(&cost_text(d.cost), &style, (p.0, p.1 - th.px(0.55))).s()?;
+                let below = th.font(0.65).pos(Pos::new(HPos::Center, VPos::Top));
+                root.draw_text(&shown_text(&d.shown), &below, (p.0, p.1 + th.px(0.55))).s()?;
+            }
+            return Ok(());
+        }
+        // Two or more conditions: cells coloured by decision.
+        let (cx, cy) = (conds[0], conds[1]);
+        let (xs, ys) = (sw.values(cx), sw.values(cy));
+        let deco = |k: usize| PALETTE[k % PALETTE.len()];
+        let legend: Vec<(String, Mark)> =
+            names.iter().enumerate().map(|(k, n)| (n.clone(), Mark::Swatch(deco(k).mix(0.45)))).collect();
+        let area = th.frame(root, &self.caption(th), &legend, &note)?;
+        let mut facets: Vec<Vec<(String, String)>> = Vec::new();
+        for d in &best {
+            let f: Vec<(String, String)> =
+                conds[2..].iter().map(|&c| (sw.params[c].clone(), cond_value(d, c))).collect();
+            if !facets.contains(&f) {
+                facets.push(f);
+            }
+        }
+        facets.truncate(MAX_FACETS);
+        let xf = |v: f64| xs.get(v.round() as usize).cloned().unwrap_or_default();
+        let yf = |v: f64| ys.get(v.round() as usize).cloned().unwrap_or_default();
+        for (facet, panel) in facets.iter().zip(panels(&area, facets.len())) {
+            let panel = if facet.is_empty() {
+                panel
+            } else {
+                let (head, rest) = panel.split_vertically(th.px(1.4));
+                let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
+                let title = facet.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+                head.draw_text(&title, &style, (head.dim_in_pixel().0 as i32 / 2, th.px(0.8))).s()?;
+                rest
+            };
+            let (xl, yl) = (param_label(sw, cx, th.lang), param_label(sw, cy, th.lang));
+            let chart =
+                th.axes(&panel, &AxisSpec::categories(xs.len(), &xl, &xf), &AxisSpec::categories(ys.len(), &yl, &yf))?;
+            for d in best.iter().filter(|d| conds[2..].iter().zip(facet).all(|(&c, (_, v))| cond_value(d, c) == *v)) {
+                let (Some(xi), Some(yi)) =
+                    (xs.iter().position(|v| *v == cond_value(d, cx)), ys.iter().position(|v| *v == cond_value(d, cy)))
+                else {
+                    continue;
+                };
+                let (x, y) = (xi as f64, yi as f64);
+                let fillc = match names.iter().position(|n| *n == d.decision) {
+                    Some(k) if !d.policy.is_empty() => deco(k).mix(0.45),
+                    _ => RGBColor(235, 235, 235).mix(1.0),
+                };
+                chart
+                    .plotting_area()
+                    .draw(&Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], fillc.filled()))
+                    .s()?;
+                let centre = chart.backend_coord(&(x, y));
+                let lines = if d.policy.is_empty() {
+                    vec![th.t(L::NoDecision).to_string()]
+                } else {
+                    vec![decision_text(th, d), cost_text(d.cost), shown_text(&d.shown)]
+                };
+                for (k, l) in lines.iter().enumerate() {
+                    let style = th.font(0.65).pos(Pos::new(HPos::Center, VPos::Center));
+                    let dy = (k as i32 - 1) * th.px(0.9);
+                    root.draw_text(l, &style, (centre.0, centre.1 + dy)).s()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
