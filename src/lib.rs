@@ -42,6 +42,7 @@ pub mod evidence;
 pub mod experiment;
 pub mod i18n;
 pub mod job;
+pub mod metric;
 pub mod metrics;
 pub mod output;
 pub mod plot;

@@ -24,11 +24,10 @@
 //! factor (`exam-intensity = { scale = [KEY, KEY], values = [1.0, 1.3] }`).
 
 pub mod decide;
-mod path;
 pub mod recommend;
 pub mod store;
 
-pub use path::{get_number, set_path};
+pub use crate::scenario::keys::{KeyError, Role, get_number, set_path};
 
 use std::collections::HashMap;
 
@@ -88,50 +87,11 @@ pub enum SweepError {
     Empty,
 }
 
-/// Whether a swept parameter is the group's choice or a condition it cannot control.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// Something the group decides: policy parameters (thresholds, budgets), the size of a
-    /// monthly rental.
-    Decision,
-    /// Something the group faces: season intensity, the other groups' load, prices, the
-    /// campus, its own demand.
-    Condition,
-}
-
-impl Role {
-    /// The default role of a dotted path:
-    /// - `policies.…` (thresholds, offers, budgets) and a monthly offer's rented size
-    ///   `cloud.offers.NAME.gpus` (and its rented months, `rent_months`) are decisions;
-    /// - everything else is a condition: `background.…`, `workload.…`, `campus.…`, cloud
-    ///   prices, capacities, delays, `simulation.…`.
-    ///
-    /// A key that is not known to be a decision is a condition, because treating a
-    /// condition as a choice recommends a calendar ("choose the year without exams"),
-    /// while treating a choice as a condition only splits the answer by its values.
-    pub fn infer(key: &str) -> Role {
-        let parts: Vec<&str> = key.split('.').collect();
-        match parts.as_slice() {
-            ["policies", ..] => Role::Decision,
-            ["cloud", "offers", _, "gpus" | "rent_months"] => Role::Decision,
-            _ => Role::Condition,
-        }
-    }
-
-    /// `decision` or `condition`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Decision => "decision",
-            Role::Condition => "condition",
-        }
-    }
-
-    /// Parses `decision` or `condition` (also `scenario`).
-    pub fn parse(text: &str) -> Option<Role> {
-        match text.trim() {
-            "decision" => Some(Role::Decision),
-            "condition" | "scenario" => Some(Role::Condition),
-            _ => None,
+impl From<KeyError> for SweepError {
+    fn from(e: KeyError) -> SweepError {
+        match e {
+            KeyError::BadPath { path, problem } => SweepError::BadPath { path, problem },
+            KeyError::BadValue { path, value, problem } => SweepError::BadValue { path, value, problem },
         }
     }
 }

@@ -21,7 +21,7 @@
 //! class of the group (`classes.csv`) instead of the whole group. The class metrics that
 //! can be bounded are those in [`CLASS_METRICS`].
 
-use crate::metrics::Metric;
+use crate::metric::Metric;
 
 /// The metrics a class target can bound (they are class metrics as well as headline ones).
 pub const CLASS_METRICS: [Metric; 8] = [

@@ -166,7 +166,7 @@ pub fn point_scenario(
     let mut doc = doc.clone();
     for (input, v) in spec.inputs.iter().zip(values) {
         for key in &input.keys {
-            set_path(&mut doc, key, v)?;
+            set_path(&mut doc, key, v).map_err(SweepError::from)?;
         }
     }
     let label =

@@ -19,13 +19,13 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::Chart;
 use super::data::Stat;
 use super::folder::{AxisMeta, SweepFolder};
 use super::theme::{
     AxisSpec, INK, Mark, Textual, Theme, dashed, decimals_for, nice_ticks, padded, policy_colour, tick,
 };
 use crate::i18n::{L, Lang, fill};
+use crate::plot::chart::Chart;
 use crate::scenario::labels::DisplayNames;
 use crate::sweep::Role;
 use crate::write::fmt_num;

@@ -25,9 +25,9 @@
 //! policy needs it) is not a sure place: a job that arrives after its last rental, or
 //! that needs longer than any rental, would wait in its line for ever.
 
+use crate::scenario::model::{Campus, Offer, Policy};
 use crate::scenario::raw::{BillingMode, Placement};
 use crate::scenario::shape::Shape;
-use crate::scenario::{Campus, Offer, Policy};
 
 /// Why a job can never start on the campus, with what would fit.
 #[derive(Clone, Debug, PartialEq)]

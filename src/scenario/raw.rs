@@ -47,7 +47,7 @@ pub struct RawScenario {
     /// The sensitivity band of `burstsim run` (`crate::sensitivity`): its replications,
     /// targets and inputs; absent, the documented default ranges.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sensitivity: Option<crate::sensitivity::RawSensitivity>,
+    pub sensitivity: Option<super::sensitivity::raw::RawSensitivity>,
     /// Inputs to fit and observations to fit them to, used by `burstsim calibrate`;
     /// `burstsim run` and `sweep` ignore them.
     #[serde(default, skip_serializing_if = "Option::is_none")]

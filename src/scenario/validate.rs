@@ -412,7 +412,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         names: super::labels::DisplayNames::from_raw(&resolved),
         raw: resolved,
     };
-    crate::sensitivity::spec::check(&scenario).map_err(|(key, message)| Invalid { key, message })?;
+    crate::scenario::sensitivity::check(&scenario).map_err(|(key, message)| Invalid { key, message })?;
     Ok(scenario)
 }
 

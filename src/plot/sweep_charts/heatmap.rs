@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{MAX_FACETS, is_recommended, metric_label, panels, param_label, slug};
 use crate::i18n::{L, Lang, fill};
-use crate::plot::Chart;
+use crate::plot::chart::Chart;
 use crate::plot::folder::SweepFolder;
 use crate::plot::theme::{AxisSpec, INK, Textual, Theme, decimals_for, nice_ticks, tick};
 use crate::write::fmt_num;

@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{MAX_FACETS, panels, param_label};
 use crate::i18n::{L, fill};
-use crate::plot::Chart;
+use crate::plot::chart::Chart;
 use crate::plot::folder::{DecisionRow, SweepFolder};
 use crate::plot::theme::{AxisSpec, INK, Mark, PALETTE, Textual, Theme, decimals_for, padded, policy_colour, tick};
 use crate::sweep::Role;

@@ -11,7 +11,7 @@
 //! shares and expected use, and a warning says when the two differ by more than 3×.
 
 use super::*;
-use crate::scenario::TraceSource;
+use crate::scenario::trace_source::TraceSource;
 
 /// The accounts: those listed, then "others" and the group's account when they are not
 /// listed (with provisional shares of 1, replaced by [`with_expected_use`]). The group's

@@ -67,7 +67,7 @@ pub(super) fn check_background(classes: &[JobClass], campus: &Campus) -> Result<
 /// "others" account, the group's own (marked by `group_user` / `group_account`) in the
 /// group's, all in the first partition without a node shape. (A group job of the log has
 /// no class, so its policy's offers are not a place it is sure to have.)
-pub(super) fn check_trace(trace: &crate::scenario::TraceSource, campus: &Campus) -> Result<()> {
+pub(super) fn check_trace(trace: &crate::scenario::trace_source::TraceSource, campus: &Campus) -> Result<()> {
     let others = campus.accounts.iter().position(|a| a.name == OTHERS_ACCOUNT).expect("always present") as u16;
     for group in [false, true] {
         let account = if group { campus.group_account } else { others };

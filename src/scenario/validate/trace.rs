@@ -10,7 +10,7 @@ pub(super) fn trace_source(
     base: &std::path::Path,
     campus: &RawCampus,
     sim: &RawSimulation,
-) -> Result<crate::scenario::TraceSource> {
+) -> Result<crate::scenario::trace_source::TraceSource> {
     use crate::trace::convert::{self, Conversion, Units};
     use crate::trace::{self, Format, ReadOptions, bootstrap};
     let key = "background.trace";
@@ -142,7 +142,7 @@ pub(super) fn trace_source(
     let (season_window_weeks, undated) = draw_rule(t, origin_local.is_some(), &path)?;
     // Record the path absolute so the resolved scenario runs from anywhere.
     t.path = std::fs::canonicalize(&path).unwrap_or(path).display().to_string();
-    Ok(crate::scenario::TraceSource {
+    Ok(crate::scenario::trace_source::TraceSource {
         jobs: converted.jobs,
         extent,
         phase,

@@ -6,74 +6,21 @@
 //! paths as `burstsim sweep` takes, arrays of tables addressed by name) set to its low and
 //! high value, or a *scale* input that multiplies several paths by the same factor (the
 //! patience of every account, say), exactly as a sweep's scale axis does.
+//!
+//! It belongs to the scenario, not to `crate::sensitivity` that runs the band: checking
+//! the section at load needs only the scenario's keys, its requirements (`crate::target`)
+//! and variants of the scenario itself.
 
-use serde::{Deserialize, Serialize};
+pub(super) mod raw;
 
+use serde::Deserialize;
+
+pub use raw::{DEFAULT_REPLICATIONS, RawInput, RawSensitivity};
+
+use super::keys::{Role, get_number, set_path};
+use super::model::{Priority, Scenario};
+use super::raw::{Placement, RawScenario};
 use crate::i18n::{L, Lang};
-use crate::scenario::raw::{Placement, RawScenario};
-use crate::scenario::{Priority, Scenario};
-use crate::sweep::{Role, get_number, set_path};
-
-/// `[sensitivity]` exactly as written.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawSensitivity {
-    /// Whether `run` computes the band (default true; `run --no-sensitivity` turns it off too).
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    /// Replications per level (default [`DEFAULT_REPLICATIONS`]; at most the run's own).
-    #[serde(default = "default_replications")]
-    pub replications: u32,
-    /// Requirements that define the recommended policy, as `--target` takes them
-    /// (`run --target` replaces them; without either, [`DEFAULT_TARGET`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub targets: Vec<String>,
-    /// The inputs to vary (absent: the default ranges, [`default_inputs`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inputs: Option<Vec<RawInput>>,
-}
-
-impl Default for RawSensitivity {
-    fn default() -> Self {
-        RawSensitivity { enabled: true, replications: DEFAULT_REPLICATIONS, targets: Vec::new(), inputs: None }
-    }
-}
-
-/// `[[sensitivity.inputs]]` exactly as written.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawInput {
-    /// Id in `sensitivity.csv` (default: the path; required with `scale`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Dotted path of the number to set to `low` and `high`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// Dotted paths multiplied by the factors `low` and `high` (instead of `path`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scale: Vec<String>,
-    /// Low value (a factor with `scale`).
-    pub low: f64,
-    /// High value (a factor with `scale`).
-    pub high: f64,
-    /// Name on charts and tables (default: the id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// Chinese name (default: `label`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label_zh: Option<String>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn default_replications() -> u32 {
-    DEFAULT_REPLICATIONS
-}
-
-/// Replications per level of the band unless the scenario or the command line says otherwise.
-pub const DEFAULT_REPLICATIONS: u32 = 4;
 
 /// The requirement that defines "recommended" when neither `run --target` nor
 /// `[sensitivity] targets` gives one: the group's 95th-percentile wait at most a day.

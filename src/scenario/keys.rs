@@ -1,9 +1,81 @@
-//! Dotted paths into a scenario document: setting a swept value at `policies.NAME.KEY`
-//! (arrays of tables addressed by `name` or index, the value typed like the key it
-//! replaces, `campus.gpus` on nodes turned into a node count) and reading a number back.
-//! It edits TOML and knows nothing of grids or points, so it stands apart from the sweep.
+//! Dotted keys of a scenario document: setting a value at `policies.NAME.KEY` (arrays of
+//! tables addressed by `name` or index, the value typed like the key it replaces,
+//! `campus.gpus` on nodes turned into a node count), reading a number back, and whether a
+//! key is the group's decision or a condition it faces ([`Role`]). It edits TOML and
+//! knows nothing of grids or points: the sweep, the sensitivity band and calibration set
+//! keys through it, and the scenario's own `[sensitivity]` check reads them.
 
-use super::SweepError;
+/// A dotted key that does not lead to a scenario value, or a value of the wrong type
+/// (the messages name the key as a sweep path: that is where users meet them most).
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// The path does not lead to a scenario key.
+    #[error("sweep path '{path}': {problem}")]
+    BadPath {
+        /// The dotted path.
+        path: String,
+        /// What is wrong and what is allowed.
+        problem: String,
+    },
+    /// A value has the wrong type for its key.
+    #[error("sweep path '{path}': '{value}' is not allowed; {problem}")]
+    BadValue {
+        /// The dotted path.
+        path: String,
+        /// The value as given.
+        value: String,
+        /// What is allowed.
+        problem: String,
+    },
+}
+
+/// Whether a swept parameter is the group's choice or a condition it cannot control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Something the group decides: policy parameters (thresholds, budgets), the size of a
+    /// monthly rental.
+    Decision,
+    /// Something the group faces: season intensity, the other groups' load, prices, the
+    /// campus, its own demand.
+    Condition,
+}
+
+impl Role {
+    /// The default role of a dotted path:
+    /// - `policies.…` (thresholds, offers, budgets) and a monthly offer's rented size
+    ///   `cloud.offers.NAME.gpus` (and its rented months, `rent_months`) are decisions;
+    /// - everything else is a condition: `background.…`, `workload.…`, `campus.…`, cloud
+    ///   prices, capacities, delays, `simulation.…`.
+    ///
+    /// A key that is not known to be a decision is a condition, because treating a
+    /// condition as a choice recommends a calendar ("choose the year without exams"),
+    /// while treating a choice as a condition only splits the answer by its values.
+    pub fn infer(key: &str) -> Role {
+        let parts: Vec<&str> = key.split('.').collect();
+        match parts.as_slice() {
+            ["policies", ..] => Role::Decision,
+            ["cloud", "offers", _, "gpus" | "rent_months"] => Role::Decision,
+            _ => Role::Condition,
+        }
+    }
+
+    /// `decision` or `condition`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Decision => "decision",
+            Role::Condition => "condition",
+        }
+    }
+
+    /// Parses `decision` or `condition` (also `scenario`).
+    pub fn parse(text: &str) -> Option<Role> {
+        match text.trim() {
+            "decision" => Some(Role::Decision),
+            "condition" | "scenario" => Some(Role::Condition),
+            _ => None,
+        }
+    }
+}
 
 fn names_in(array: &[toml::Value]) -> String {
     let names: Vec<String> = array
@@ -15,8 +87,8 @@ fn names_in(array: &[toml::Value]) -> String {
 }
 
 /// Parses a value for a key that currently holds `current` (or is absent).
-fn typed_value(path: &str, text: &str, current: Option<&toml::Value>) -> Result<toml::Value, SweepError> {
-    let bad = |problem: &str| SweepError::BadValue { path: path.into(), value: text.into(), problem: problem.into() };
+fn typed_value(path: &str, text: &str, current: Option<&toml::Value>) -> Result<toml::Value, KeyError> {
+    let bad = |problem: &str| KeyError::BadValue { path: path.into(), value: text.into(), problem: problem.into() };
     let as_float = |t: &str| match t {
         "inf" | "+inf" => Some(f64::INFINITY),
         _ => t.parse::<f64>().ok().filter(|v| v.is_finite()),
@@ -59,8 +131,8 @@ fn typed_value(path: &str, text: &str, current: Option<&toml::Value>) -> Result<
 /// `campus.gpus = G` on a campus of nodes: `nodes = G / gpus_per_node`, keeping the node
 /// shape (what a user sweeping the cluster size means); refused, with the values that
 /// would work, when G is not a whole number of nodes or the nodes come in groups.
-fn set_node_count(campus: &mut toml::Table, path: &str, text: &str) -> Result<(), SweepError> {
-    let bad = |problem: String| SweepError::BadPath { path: path.into(), problem };
+fn set_node_count(campus: &mut toml::Table, path: &str, text: &str) -> Result<(), KeyError> {
+    let bad = |problem: String| KeyError::BadPath { path: path.into(), problem };
     if campus.contains_key("node_groups") {
         return Err(bad("the campus is given as node_groups, so its size is each group's node count: sweep \
              campus.node_groups.N.nodes (N = 0, 1, …) instead"
@@ -84,10 +156,10 @@ fn set_node_count(campus: &mut toml::Table, path: &str, text: &str) -> Result<()
 }
 
 /// Sets `path` to `text` in a scenario document.
-pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), SweepError> {
+pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), KeyError> {
     let steps: Vec<&str> = path.split('.').collect();
     if steps.iter().any(|s| s.is_empty()) {
-        return Err(SweepError::BadPath { path: path.into(), problem: "empty part in the dotted path".into() });
+        return Err(KeyError::BadPath { path: path.into(), problem: "empty part in the dotted path".into() });
     }
     let mut table = doc;
     let mut walked = String::new();
@@ -109,7 +181,7 @@ pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), Swe
         }
         let here = if walked.is_empty() { "the top level".to_string() } else { format!("'{walked}'") };
         let keys: Vec<String> = table.keys().cloned().collect();
-        let next = table.get_mut(*step).ok_or_else(|| SweepError::BadPath {
+        let next = table.get_mut(*step).ok_or_else(|| KeyError::BadPath {
             path: path.into(),
             problem: format!("'{step}' is not in {here}; there: {}", keys.join(", ")),
         })?;
@@ -123,19 +195,19 @@ pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), Swe
                     .iter()
                     .position(|v| v.get("name").and_then(|n| n.as_str()) == Some(name))
                     .or_else(|| name.parse::<usize>().ok().filter(|&k| k < arr.len()))
-                    .ok_or_else(|| SweepError::BadPath {
+                    .ok_or_else(|| KeyError::BadPath {
                         path: path.into(),
                         problem: format!("nothing named '{name}' in '{walked}'; the names are: {listed}"),
                     })?;
                 if i + 2 == steps.len() {
-                    return Err(SweepError::BadPath {
+                    return Err(KeyError::BadPath {
                         path: path.into(),
                         problem: format!("'{walked}.{name}' is a table; name one of its keys"),
                     });
                 }
                 // Skip the name step: continue inside the element.
                 return set_path(
-                    arr[idx].as_table_mut().ok_or_else(|| SweepError::BadPath {
+                    arr[idx].as_table_mut().ok_or_else(|| KeyError::BadPath {
                         path: path.into(),
                         problem: format!("'{walked}' is not a list of tables"),
                     })?,
@@ -145,7 +217,7 @@ pub fn set_path(doc: &mut toml::Table, path: &str, text: &str) -> Result<(), Swe
                 .map_err(|e| prefix_path(e, path));
             }
             _ => {
-                return Err(SweepError::BadPath {
+                return Err(KeyError::BadPath {
                     path: path.into(),
                     problem: format!("'{walked}' is a value, not a table"),
                 });
@@ -187,11 +259,10 @@ pub fn get_number(doc: &toml::Table, path: &str) -> Option<f64> {
     }
 }
 
-fn prefix_path(e: SweepError, full: &str) -> SweepError {
+fn prefix_path(e: KeyError, full: &str) -> KeyError {
     match e {
-        SweepError::BadPath { problem, .. } => SweepError::BadPath { path: full.into(), problem },
-        SweepError::BadValue { value, problem, .. } => SweepError::BadValue { path: full.into(), value, problem },
-        other => other,
+        KeyError::BadPath { problem, .. } => KeyError::BadPath { path: full.into(), problem },
+        KeyError::BadValue { value, problem, .. } => KeyError::BadValue { path: full.into(), value, problem },
     }
 }
 
