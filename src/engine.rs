@@ -16,12 +16,11 @@ pub mod queue;
 
 use std::collections::HashMap;
 
-use crate::cloud::{CloudRun, OfferState, plan_run};
+use crate::cloud::{CloudRun, OfferState};
 use crate::cluster::{Cluster, QueuedJob, Request, Reservation};
 use crate::job::{Job, NO_DEADLINE};
 use crate::metrics::class::ClassTally;
-use crate::metrics::{Daily, DailyLevel, Metric, RunMetrics, wait_stats};
-use crate::rng::{Purpose, job_key, stream};
+use crate::metrics::{DailyLevel, RunMetrics};
 use crate::scenario::raw::BillingMode;
 use crate::scenario::{Policy, Scenario};
 use crate::units::{DAY, HOUR, SimTime, secs_to_hours};
@@ -42,6 +41,9 @@ mod outcome;
 use outcome::GaveUp;
 
 mod situation;
+
+mod cloud_side;
+mod finish;
 
 /// Where a job (or a segment of it) runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -673,105 +675,6 @@ impl<'a, O: Observer> World<'a, O> {
         c.cloud_jobs += u64::from(cloud);
     }
 
-    /// Sends a job to an offer: starts it if there is room and nobody is waiting ahead of
-    /// it, else it waits in the offer's line (first come, first served), or goes to the
-    /// campus if the policy says so and the campus can take it.
-    pub(crate) fn send_to_cloud(&mut self, j: u32, offer: usize, committed: Option<(u32, f64)>) {
-        let gpus = self.jobs[j as usize].gpus;
-        self.st[j as usize].queued_since = self.now;
-        let o = &self.offers[offer];
-        if o.waiting.is_empty() && o.has_room(gpus) {
-            self.launch(j, offer, committed);
-        } else if self.policy.when_full == crate::scenario::raw::WhenFull::Campus && self.fits_campus(j) {
-            if let Some((p, c)) = committed {
-                self.budget.release(p, c);
-            }
-            self.enqueue_campus(j);
-        } else {
-            self.st[j as usize].status = Status::CloudQueued;
-            self.offers[offer].waiting.push_back(j);
-            if let Some((p, c)) = committed {
-                self.budget.park(j, p, c);
-            }
-        }
-    }
-
-    /// Starts whoever waits for an offer, in order, while there is room.
-    fn serve_offer_line(&mut self, offer: usize) {
-        while let Some(&next) = self.offers[offer].waiting.front() {
-            if !self.offers[offer].has_room(self.jobs[next as usize].gpus) {
-                break;
-            }
-            self.offers[offer].waiting.pop_front();
-            let committed = self.budget.unpark(next);
-            self.launch(next, offer, committed);
-        }
-    }
-
-    fn launch(&mut self, j: u32, offer: usize, committed: Option<(u32, f64)>) {
-        let job = &self.jobs[j as usize];
-        let mut rng = stream(self.scn.seed, self.replication, Purpose::CloudJob(job_key(job.class, job.ordinal)));
-        let run = plan_run(&self.scn.offers[offer], job, self.st[j as usize].remaining, self.now, &mut rng);
-        let o = &mut self.offers[offer];
-        debug_assert!(o.has_room(job.gpus), "invariant: cloud capacity is never exceeded");
-        o.busy += job.gpus;
-        let s = &mut self.st[j as usize];
-        if s.first_start == SimTime::MAX {
-            s.first_start = run.compute_start;
-        }
-        // The offer's line (if any), then start-up and upload, are waiting.
-        s.waited += run.compute_start - s.queued_since;
-        s.status = Status::CloudRunning;
-        s.place = Place::Offer(offer as u16);
-        self.events.push(run.end, Event::CloudEnd(j));
-        self.obs.started(self.now, j, Place::Offer(offer as u16), job.gpus);
-        self.in_flight.insert(j, InFlight { offer, launch: self.now, run, committed });
-    }
-
-    fn cloud_end(&mut self, j: u32) {
-        let f = self.in_flight.remove(&j).expect("invariant: a cloud run ends once");
-        let job = &self.jobs[j as usize];
-        self.offers[f.offer].busy -= job.gpus;
-        self.obs.ended(self.now, j, Place::Offer(f.offer as u16), job.gpus, true);
-        let variable = f.run.compute_cost + f.run.transfer_cost + f.run.storage_cost;
-        if let Some((period, estimate)) = f.committed {
-            self.budget.settle(period, estimate, variable, self.now);
-        }
-        if self.measured(j) {
-            self.charge_day(j, variable);
-            let t = &mut self.tally;
-            t.hourly_cost += f.run.compute_cost;
-            t.transfer_cost += f.run.transfer_cost;
-            t.storage_cost += f.run.storage_cost;
-            let gpu_secs = f64::from(job.gpus) * (f.run.end - f.launch) as f64;
-            t.cloud_gpu_secs += gpu_secs;
-            t.interruptions += u64::from(f.run.interruptions);
-            self.class_tally(j).cloud_gpu_secs += gpu_secs;
-        }
-        self.st[j as usize].remaining = 0;
-        self.complete(j);
-        self.serve_offer_line(f.offer);
-    }
-
-    /// Takes (`true`) or frees one GPU of an offer for a debugging session (guide-hybrid);
-    /// freeing serves the offer's waiting line.
-    pub(crate) fn occupy_debug(&mut self, offer: usize, take: bool) {
-        if take {
-            self.offers[offer].busy += 1;
-        } else {
-            self.offers[offer].busy -= 1;
-            self.serve_offer_line(offer);
-        }
-    }
-
-    /// Adds a debugging charge.
-    pub(crate) fn charge_debug(&mut self, j: u32, cost: f64) {
-        if self.measured(j) {
-            self.charge_day(j, cost);
-            self.tally.hourly_cost += cost;
-        }
-    }
-
     fn record_levels(&mut self) {
         let now = self.now;
         self.busy.set(now, f64::from(self.cluster.busy()));
@@ -789,183 +692,4 @@ impl<'a, O: Observer> World<'a, O> {
         let rented: u32 = self.rented_offers.iter().map(|&o| self.offers[o].capacity).sum();
         self.monthly_rented.set(now, f64::from(rented));
     }
-
-    /// A monthly offer's GPUs are there from now until `end`: the jobs waiting for it start.
-    pub(crate) fn rental_begins(&mut self, offer: usize, end: SimTime) {
-        let o = &mut self.offers[offer];
-        o.capacity = self.scn.offers[offer].capacity.unwrap_or(0);
-        o.rented_until = o.rented_until.max(end).max(self.now);
-        self.serve_offer_line(offer);
-    }
-
-    /// A rental ends (unless it was extended): the offer has no GPUs; jobs running on it
-    /// finish (they started only when their walltime estimate fitted the rental), and jobs
-    /// waiting for it go to the campus when they fit there (else they wait for the next
-    /// rental).
-    fn rental_ends(&mut self, offer: usize) {
-        if self.offers[offer].rented_until != self.now {
-            return;
-        }
-        self.offers[offer].capacity = 0;
-        let waiting: Vec<u32> = self.offers[offer].waiting.drain(..).collect();
-        for j in waiting {
-            if self.fits_campus(j) {
-                if let Some((p, c)) = self.budget.unpark(j) {
-                    self.budget.release(p, c);
-                }
-                let s = &mut self.st[j as usize];
-                s.waited += self.now - s.queued_since;
-                self.enqueue_campus(j);
-            } else {
-                self.offers[offer].waiting.push_back(j);
-            }
-        }
-    }
-
-    fn finish_with(mut self, keep_records: bool) -> SimOutput {
-        self.close_capacity();
-        let seasons = self.close_outcomes();
-        let scn = self.scn;
-        let end = self.now.max(scn.horizon);
-        for l in
-            [&mut self.busy, &mut self.queued, &mut self.cloud_busy, &mut self.monthly_busy, &mut self.group_waiting]
-        {
-            l.advance(end);
-        }
-        let window = scn.window();
-        let rented = std::mem::take(&mut self.rented_offers);
-        let mut rent_by_day = vec![0.0; self.tally.daily_cost.len()];
-        let mut part_time = false;
-        for &o in &rented {
-            let offer = &scn.offers[o];
-            let rent = match &offer.rentals {
-                Some(windows) => crate::cloud::billing::rent_by_day(offer, scn.clock(), window, windows),
-                None if crate::policy::rents_when_needed(self.policy, scn, o) => {
-                    crate::cloud::billing::rent_by_day(offer, scn.clock(), window, &self.offers[o].rented)
-                }
-                None => crate::cloud::billing::monthly_rent_by_day(offer, scn.clock(), window),
-            };
-            part_time |= self.offers[o].rented_until != SimTime::MAX;
-            rent_by_day.iter_mut().zip(rent).for_each(|(a, r)| *a += r);
-        }
-        let monthly_cost: f64 = rent_by_day.iter().sum();
-        let monthly_gpus: u32 = rented.iter().map(|&o| scn.offers[o].capacity.unwrap_or(0)).sum();
-        self.monthly_rented.advance(end);
-        let monthly_utilization = if monthly_gpus == 0 {
-            f64::NAN
-        } else if part_time {
-            // Busy GPUs over the GPUs rented at the time (NaN when nothing was rented).
-            let rented_mean = self.monthly_rented.window_mean();
-            if rented_mean > 0.0 { self.monthly_busy.window_mean() / rented_mean } else { f64::NAN }
-        } else {
-            self.monthly_busy.window_mean() / f64::from(monthly_gpus)
-        };
-        let t = &self.tally;
-        let [wait_mean, p50, p95, p99, waited] = wait_stats(&t.waits_h);
-        let nan_if_zero = |num: f64, den: u64| if den == 0 { f64::NAN } else { num / den as f64 };
-        let offered: f64 = self
-            .jobs
-            .iter()
-            .filter(|j| j.submit >= scn.warmup && j.submit < scn.horizon)
-            .map(|j| f64::from(j.gpus) * j.runtime as f64)
-            .sum::<f64>()
-            / (f64::from(scn.campus.gpus) * window as f64);
-        let mut values = vec![f64::NAN; Metric::ALL.len()];
-        let mut put = |m: Metric, v: f64| values[m.index()] = v;
-        let cloud_cost = t.hourly_cost + monthly_cost + t.transfer_cost;
-        put(Metric::TotalCost, t.campus_cost + cloud_cost + t.storage_cost);
-        put(Metric::CampusCost, t.campus_cost);
-        put(Metric::CloudCost, cloud_cost);
-        put(Metric::HourlyCost, t.hourly_cost);
-        put(Metric::MonthlyCost, monthly_cost);
-        put(Metric::TransferCost, t.transfer_cost);
-        put(Metric::StorageCost, t.storage_cost);
-        put(Metric::WaitMean, wait_mean);
-        put(Metric::WaitP50, p50);
-        put(Metric::WaitP95, p95);
-        put(Metric::WaitP99, p99);
-        put(Metric::WaitedShare, waited);
-        put(Metric::TurnaroundMean, nan_if_zero(t.turnaround_h, t.completed));
-        put(Metric::DeadlineMissRate, nan_if_zero(t.missed as f64, t.with_deadline));
-        put(Metric::CloudJobShare, nan_if_zero(t.cloud_jobs as f64, t.completed));
-        put(Metric::CloudGpuHours, t.cloud_gpu_secs / HOUR as f64);
-        put(Metric::CampusGpuHours, t.campus_gpu_secs / HOUR as f64);
-        put(Metric::CampusUtilization, self.busy.window_mean() / f64::from(scn.campus.gpus));
-        put(Metric::MonthlyUtilization, monthly_utilization);
-        put(Metric::JobsCompleted, t.completed as f64);
-        put(Metric::CampusOfferedLoad, offered);
-        put(Metric::BacklogAtHorizonDays, t.backlog_days);
-        put(Metric::BudgetAlerts, self.budget.alerts_fired() as f64);
-        put(Metric::BudgetCapDay, self.budget.cap_day().unwrap_or(f64::NAN));
-        put(Metric::Interruptions, t.interruptions as f64);
-        put(Metric::WalltimeResubmits, t.resubmits as f64);
-        put(Metric::QueueLenMean, self.group_waiting.window_mean());
-        put(Metric::ArrivalRatePerHour, t.arrivals as f64 / secs_to_hours(window));
-        put(Metric::FirstWaitMean, nan_if_zero(t.first_waits_h, t.completed));
-        let c = &self.cap;
-        put(Metric::CapacityLostGpuHours, c.lost_capacity_gpu_secs / HOUR as f64);
-        put(Metric::FailureLostWorkGpuHours, c.lost_work_gpu_secs / HOUR as f64);
-        put(Metric::FailureKilledJobs, c.killed as f64);
-        put(Metric::RenegedShare, nan_if_zero(c.reneged as f64, c.submitted));
-        put(Metric::BalkedShare, nan_if_zero(c.balked as f64, c.submitted));
-        let mut all = ClassTally::default();
-        self.tally.classes.iter().for_each(|c| all.absorb(c));
-        let t = &self.tally;
-        put(Metric::JobsSubmitted, t.arrivals as f64);
-        put(Metric::JobsCompletedCampus, (t.completed - t.cloud_jobs) as f64);
-        put(Metric::JobsCompletedCloud, t.cloud_jobs as f64);
-        put(Metric::JobsReneged, all.reneged as f64);
-        put(Metric::JobsBalked, all.balked as f64);
-        put(Metric::JobsUnfinished, all.unfinished as f64);
-        let gpu_secs = t.cloud_gpu_secs + t.campus_gpu_secs;
-        put(Metric::CloudGpuHourShare, if gpu_secs > 0.0 { t.cloud_gpu_secs / gpu_secs } else { f64::NAN });
-        put(Metric::GroupRenegedShare, nan_if_zero(all.reneged as f64, t.arrivals));
-        put(Metric::GroupBalkedShare, nan_if_zero(all.balked as f64, t.arrivals));
-        put(Metric::GaveUpGpuHours, t.gave_up_gpu_secs / HOUR as f64);
-        let queue_daily = self.queued.daily_means();
-        let unstable = offered >= 1.0 || growing_backlog(&queue_daily, t.backlog_days);
-        let daily = Daily {
-            campus_queue_gpus: queue_daily,
-            campus_busy_gpus: self.busy.daily_means(),
-            cloud_busy_gpus: self.cloud_busy.daily_means(),
-            cost_cny: t.daily_cost.iter().zip(&rent_by_day).map(|(c, r)| c + r).collect(),
-        };
-        let records = if keep_records {
-            self.jobs
-                .iter()
-                .zip(&self.st)
-                .map(|(j, s)| JobRecord { submit: j.submit, start: s.first_start, end: s.end, place: s.place })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let set = &scn.class_metrics;
-        let mut all = ClassTally::default();
-        let mut classes: Vec<Vec<f64>> = Vec::with_capacity(scn.group.len() + 1);
-        for (i, c) in self.tally.classes.iter().enumerate() {
-            all.absorb(c);
-            if i < scn.group.len() {
-                classes.push(c.values(set));
-            }
-        }
-        classes.push(all.values(set));
-        let class_waits_h =
-            self.tally.classes.iter_mut().take(scn.group.len()).map(|c| std::mem::take(&mut c.waits_h)).collect();
-        let metrics =
-            RunMetrics { values, waits_h: self.tally.waits_h, daily, unstable, classes, class_waits_h, seasons };
-        SimOutput { metrics, records }
-    }
-}
-
-/// "Still growing at the horizon": more than a day of the whole cluster's work is queued
-/// when arrivals stop, and the queue over the last tenth of the horizon is more than 1.5×
-/// its average.
-fn growing_backlog(queue_daily: &[f64], backlog_days: f64) -> bool {
-    if backlog_days < 1.0 || queue_daily.len() < 10 {
-        return false;
-    }
-    let mean = queue_daily.iter().sum::<f64>() / queue_daily.len() as f64;
-    let tail = &queue_daily[queue_daily.len() - queue_daily.len() / 10..];
-    let tail_mean = tail.iter().sum::<f64>() / tail.len() as f64;
-    tail_mean > 1.5 * mean
 }

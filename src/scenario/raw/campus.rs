@@ -1,0 +1,307 @@
+//! `[campus]` as written: the cluster's size and nodes, its scheduler and priorities,
+//! partitions, accounts and capacity keys. The largest section of the file, so it stands
+//! apart from the others (issue 25).
+
+use serde::{Deserialize, Serialize};
+
+use super::calendar::RawWindow;
+use super::defaults::{one_f64, yes};
+use crate::scenario::dist::DistSpec;
+
+/// Scheduler of the campus cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerKind {
+    /// Strict first-come first-served: nothing overtakes the first waiting job.
+    Fcfs,
+    /// EASY backfilling: the first waiting job gets a reservation; later jobs may start
+    /// early if, by their walltime estimates, they do not delay it.
+    #[default]
+    EasyBackfill,
+}
+
+/// `[campus]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCampus {
+    /// Total GPUs (give either this, or `nodes` and `gpus_per_node`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<u32>,
+    /// Number of nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// GPUs per node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_per_node: Option<u32>,
+    /// GPU model, for reports.
+    #[serde(default = "default_gpu_type")]
+    pub gpu_type: String,
+    /// Memory per GPU (required unless `node_groups` describe the nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_gb: Option<f64>,
+    /// `fcfs` or `easy-backfill`.
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// `pool` (one pool of identical GPUs; the queueing-theory model) or `nodes` (Slurm's
+    /// cons_tres placement on nodes and partitions).
+    #[serde(default)]
+    pub placement: Placement,
+    /// Queue order: `fifo` (submission order) or `multifactor` (Slurm's priority plugin).
+    #[serde(default)]
+    pub priority: PriorityKind,
+    /// Weights and periods of the multifactor priority (`priority = "multifactor"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multifactor: Option<RawMultifactor>,
+    /// Seconds between backfill passes (Slurm `bf_interval`; default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_interval_seconds: Option<f64>,
+    /// Most queued jobs one backfill pass tests (Slurm `bf_max_job_test`; default 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_max_job_test: Option<u32>,
+    /// Of the jobs a backfill pass tests, how many get a reservation (default 8; Slurm
+    /// reserves for every tested job, i.e. `bf_max_job_test`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_reservations: Option<u32>,
+    /// How far ahead backfill plans (Slurm `bf_window`; default the walltime limit, else 1 day).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_window_hours: Option<f64>,
+    /// Groups of identical nodes (`placement = "nodes"`), instead of `nodes` × `gpus_per_node`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_groups: Vec<RawNodeGroup>,
+    /// Partitions (queues), each with its own price and limit; default one partition.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<RawPartition>,
+    /// Slurm accounts (research groups) with fair-share and limits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<RawAccount>,
+    /// Most GPUs the group may use at once (Slurm GrpTRES); none = no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_gpu_limit: Option<u32>,
+    /// Longest a job may run; a longer job is stopped at the limit and resubmitted (to the
+    /// back of the queue) to continue its remaining work: it checkpoints at the limit, so
+    /// no work is lost. None = no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_walltime_hours: Option<f64>,
+    /// Internal charge (机时费) per GPU-hour; may be 0.
+    #[serde(default)]
+    pub price_per_gpu_hour_cny: f64,
+    /// Maintenance windows: no job runs during them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub maintenance: Vec<RawWindow>,
+    /// Node failures (`placement = "nodes"`): per node, time between failures and repair
+    /// time. Off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_failures: Option<RawNodeFailures>,
+    /// Planned drains of some nodes (`placement = "nodes"`): from `start` the nodes take no
+    /// new job (running ones finish), until the end of `end`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drains: Vec<RawDrain>,
+    /// Unplanned whole-cluster outages at random times. Off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outages: Option<RawOutages>,
+    /// The scheduler passes only at multiples of this many seconds on the clock (0 or
+    /// absent: at every event, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_cycle_seconds: Option<f64>,
+    /// A job joins the queue this many seconds after its submission (0 or absent: at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_start_delay_seconds: Option<f64>,
+}
+
+/// `[campus.node_failures]`: every node fails and is repaired independently.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNodeFailures {
+    /// Hours from a node's repair (or the start) to its next failure.
+    pub time_between_failures_hours: DistSpec,
+    /// Hours a failed node stays down.
+    pub repair_hours: DistSpec,
+    /// How often a campus job checkpoints; a job killed by a failure keeps the work up to
+    /// its last checkpoint. Absent: it keeps only the work before its current segment
+    /// (segments end at the walltime limit, where jobs checkpoint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_interval_hours: Option<f64>,
+}
+
+/// `[[campus.drains]]`: a planned drain (maintenance) of some nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDrain {
+    /// First day, `YYYY-MM-DD` (from 00:00).
+    pub start: String,
+    /// Last day, inclusive.
+    pub end: String,
+    /// How many nodes: the first ones of `node_group` (or of the cluster).
+    pub nodes: u32,
+    /// Which node group (default: the cluster's nodes in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_group: Option<String>,
+}
+
+/// `[campus.outages]`: unplanned whole-cluster outages.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutages {
+    /// Hours from the end of one outage (or the start) to the next.
+    pub time_between_hours: DistSpec,
+    /// Hours an outage lasts.
+    pub duration_hours: DistSpec,
+    /// Whether an outage kills the running jobs (a power or network loss; true, the
+    /// default) or only stops the scheduler (false: running jobs go on, nothing starts).
+    #[serde(default = "yes")]
+    pub kills_jobs: bool,
+}
+
+/// How the campus places jobs on GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// One pool of identical GPUs: a job's GPUs may come from anywhere (M/M/c).
+    #[default]
+    Pool,
+    /// Nodes and partitions, placed as Slurm's select/cons_tres does.
+    Nodes,
+}
+
+/// Queue order of the campus scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PriorityKind {
+    /// Submission order (a re-queued segment joins at the back).
+    #[default]
+    Fifo,
+    /// Slurm's priority/multifactor: age, fair-share, job size and partition.
+    Multifactor,
+}
+
+/// `[campus.multifactor]`: Slurm's PriorityWeight* and periods.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMultifactor {
+    /// PriorityWeightAge.
+    #[serde(default = "default_weight_age")]
+    pub weight_age: f64,
+    /// PriorityWeightFairshare.
+    #[serde(default = "default_weight_fairshare")]
+    pub weight_fairshare: f64,
+    /// PriorityWeightJobSize.
+    #[serde(default = "default_weight_job_size")]
+    pub weight_job_size: f64,
+    /// PriorityWeightPartition.
+    #[serde(default = "default_weight_partition")]
+    pub weight_partition: f64,
+    /// PriorityMaxAge, days: the age factor reaches 1 at this age.
+    #[serde(default = "default_max_age_days")]
+    pub max_age_days: f64,
+    /// PriorityDecayHalfLife, days: past usage counts half after this long.
+    #[serde(default = "default_half_life_days")]
+    pub decay_half_life_days: f64,
+    /// PriorityCalcPeriod, minutes: how often usage decays and priorities are recomputed.
+    #[serde(default = "default_calc_period_minutes")]
+    pub calc_period_minutes: f64,
+    /// PriorityFavorSmall: the job-size factor favours small jobs instead of large ones.
+    #[serde(default)]
+    pub favor_small: bool,
+}
+
+fn default_weight_age() -> f64 {
+    1000.0
+}
+fn default_weight_fairshare() -> f64 {
+    10000.0
+}
+fn default_weight_job_size() -> f64 {
+    1000.0
+}
+fn default_weight_partition() -> f64 {
+    1000.0
+}
+fn default_max_age_days() -> f64 {
+    7.0
+}
+fn default_half_life_days() -> f64 {
+    7.0
+}
+fn default_calc_period_minutes() -> f64 {
+    5.0
+}
+
+/// `[[campus.node_groups]]`: identical nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNodeGroup {
+    /// Name, for reports.
+    pub name: String,
+    /// Number of nodes.
+    pub nodes: u32,
+    /// GPUs per node.
+    pub gpus_per_node: u32,
+    /// GPU model.
+    #[serde(default = "default_gpu_type")]
+    pub gpu_type: String,
+    /// Memory per GPU, GB.
+    pub vram_gb: f64,
+    /// CPU cores per node (recorded; jobs ask for GPUs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<u32>,
+    /// Memory per node, GB (recorded; jobs ask for GPUs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_gb: Option<f64>,
+    /// The partition these nodes belong to (default: the first partition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+}
+
+/// `[[campus.partitions]]`: a queue over some node groups.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPartition {
+    /// Name (jobs name it with `partition = "…"`).
+    pub name: String,
+    /// Internal charge per GPU-hour (default: `campus.price_per_gpu_hour_cny`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_gpu_hour_cny: Option<f64>,
+    /// Slurm PriorityJobFactor of the partition (the multifactor partition factor is this
+    /// divided by the largest one).
+    #[serde(default = "one_f64")]
+    pub priority_job_factor: f64,
+    /// Walltime limit of the partition (default: `campus.max_walltime_hours`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_walltime_hours: Option<f64>,
+}
+
+/// `[[campus.accounts]]`: a Slurm account (a research group) with its fair-share and
+/// association limits.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAccount {
+    /// Name (classes name it with `account = "…"`; the group's is `workload.account`).
+    pub name: String,
+    /// Fair-share shares (Slurm `fairshare=`), relative to the other accounts.
+    #[serde(default = "one_f64")]
+    pub fairshare: f64,
+    /// GrpTRES=gres/gpu: GPUs the account's running jobs may hold at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_limit: Option<u32>,
+    /// MaxJobs: running jobs at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_jobs: Option<u32>,
+    /// MaxSubmit: pending and running jobs at once; a job over it waits to be submitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_submit: Option<u32>,
+    /// Patience: hours a job waits in the queue before its user cancels it (reneging).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patience_hours: Option<DistSpec>,
+    /// Balking: a job is not submitted when the waiting jobs already ask for more than
+    /// this many GPU-hours (GPUs × walltime requests, what `squeue` shows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balk_gpu_hours_ahead: Option<f64>,
+    /// Balking: a job is not submitted when its forecast start (`squeue --start`) is more
+    /// than this many hours away.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balk_wait_hours: Option<f64>,
+}
+
+fn default_gpu_type() -> String {
+    "A100-40G".to_string()
+}
