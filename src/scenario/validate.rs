@@ -536,7 +536,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
     }
     let vram_gb = node_groups.iter().map(|g| g.vram_gb).fold(vram_gb, f64::max);
     let capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
-    let (accounts, group_account) = accounts(raw)?;
+    let (accounts, group_account) = accounts(raw, capacity::patience)?;
     let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
     // The pool keeps one queue of other accounts' jobs and cannot take one out of it: a
     // background job that gives up would stay queued (a debug assertion in tests, a silent

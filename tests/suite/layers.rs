@@ -288,8 +288,15 @@ fn modules() -> BTreeMap<ModPath, (PathBuf, String)> {
 }
 
 /// The module file a path written in module `at` names: the longest prefix that is a
-/// module file. `None` for paths outside the crate (std, other crates, local items).
-fn resolve(at: &ModPath, path: &[String], mods: &BTreeMap<ModPath, (PathBuf, String)>) -> Option<ModPath> {
+/// module file. A bare first name is a child module of `at`, or a sibling when the file
+/// imports its parent's names with `use super::*`. `None` for paths outside the crate
+/// (std, other crates, local items).
+fn resolve(
+    at: &ModPath,
+    path: &[String],
+    glob_of_parent: bool,
+    mods: &BTreeMap<ModPath, (PathBuf, String)>,
+) -> Option<ModPath> {
     let in_bin = at.first().is_some_and(|s| s == "bin");
     let bin_root: ModPath = vec!["bin".into(), "burstsim".into()];
     let (mut base, rest): (ModPath, &[String]) = match path[0].as_str() {
@@ -307,12 +314,18 @@ fn resolve(at: &ModPath, path: &[String], mods: &BTreeMap<ModPath, (PathBuf, Str
             (b, &path[k..])
         }
         first => {
+            // A child module of this file, or (through `use super::*`) a sibling.
             let mut child = at.clone();
             child.push(first.to_string());
-            if !mods.contains_key(&child) {
+            let mut sibling = at[..at.len().saturating_sub(1)].to_vec();
+            sibling.push(first.to_string());
+            if mods.contains_key(&child) {
+                (at.clone(), path)
+            } else if glob_of_parent && !at.is_empty() && mods.contains_key(&sibling) {
+                (at[..at.len() - 1].to_vec(), path)
+            } else {
                 return None;
             }
-            (at.clone(), path)
         }
     };
     let mut best = mods.contains_key(&base).then(|| base.clone());
@@ -333,8 +346,10 @@ fn imports() -> BTreeMap<ModPath, BTreeMap<ModPath, String>> {
     let mut graph = BTreeMap::new();
     for (at, (_, code)) in &mods {
         let edges: &mut BTreeMap<ModPath, String> = graph.entry(at.clone()).or_default();
-        for p in paths(code) {
-            if let Some(target) = resolve(at, &p, &mods)
+        let all = paths(code);
+        let glob_of_parent = all.iter().any(|p| p.len() == 2 && p[0] == "super" && p[1] == "*");
+        for p in all {
+            if let Some(target) = resolve(at, &p, glob_of_parent, &mods)
                 && &target != at
             {
                 edges.entry(target).or_insert_with(|| p.join("::"));
@@ -501,8 +516,14 @@ fn the_reader_sees_imports_the_compiler_sees() {
         strip_test_modules("fn a() {}\n#[cfg(test)]\nmod tests {\n use crate::z::Z;\n}\n#[cfg(test)]\nmod more;\n");
     assert!(!stripped.contains("crate::z"));
     assert_eq!(files, vec!["more".to_string()]);
-    // A loop of three is long; a parent with two children that import it is not.
+    // Through `use super::*`, a bare `sibling::f` names the sibling's file.
     let p = |s: &str| -> ModPath { s.split('/').map(str::to_string).collect() };
+    let mods: BTreeMap<ModPath, (PathBuf, String)> =
+        ["v", "v/a", "v/b"].iter().map(|m| (p(m), (PathBuf::new(), String::new()))).collect();
+    let call = vec!["b".to_string(), "f".to_string()];
+    assert_eq!(resolve(&p("v/a"), &call, true, &mods), Some(p("v/b")));
+    assert_eq!(resolve(&p("v/a"), &call, false, &mods), None);
+    // A loop of three is long; a parent with two children that import it is not.
     let mut g: BTreeMap<ModPath, BTreeMap<ModPath, String>> = BTreeMap::new();
     for (a, b) in [("r", "r/x"), ("r/x", "r"), ("r", "r/y"), ("r/y", "r")] {
         g.entry(p(a)).or_default().insert(p(b), String::new());

@@ -11,12 +11,18 @@
 //! shares and expected use, and a warning says when the two differ by more than 3×.
 
 use super::*;
+use crate::scenario::capacity::Patience;
 use crate::scenario::trace_source::TraceSource;
 
 /// The accounts: those listed, then "others" and the group's account when they are not
 /// listed (with provisional shares of 1, replaced by [`with_expected_use`]). The group's
 /// GPU limit may come from `campus.group_gpu_limit` or from its account, not both.
-pub(super) fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
+/// `patience` checks an account's patience and balking (`capacity::patience`, passed in by
+/// the parent so that the sections of validation do not import one another).
+pub(super) fn accounts(
+    raw: &RawScenario,
+    patience: impl Fn(&str, &RawAccount) -> Result<Patience>,
+) -> Result<(Vec<Account>, u16)> {
     let c = &raw.campus;
     unique("campus.accounts", c.accounts.iter().map(|a| a.name.as_str()))?;
     let mut out = Vec::new();
@@ -37,7 +43,7 @@ pub(super) fn accounts(raw: &RawScenario) -> Result<(Vec<Account>, u16)> {
             gpu_limit: a.gpu_limit,
             max_jobs: a.max_jobs,
             max_submit: a.max_submit,
-            patience: capacity::patience(&k, a)?,
+            patience: patience(&k, a)?,
             listed: true,
             expected_use: 0.0,
         });
