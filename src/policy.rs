@@ -1,11 +1,11 @@
 //! Policies: where each of the group's jobs runs, and when it gives up waiting.
 //!
-//! A policy decides at three moments: when a group job is submitted
-//! ([`World::route_arrival`]), when its overflow timer fires (`overflow-timeout`), and when
-//! its debugging session ends (`guide-hybrid`). Every decision respects what a place can
-//! serve: a job goes to the campus only if it fits there (GPU count, group limit,
-//! memory), and to an offer only if the offer's GPUs have the memory and the platform has
-//! the GPUs at all; budgets can refuse hourly offers. When the preferred place cannot
+//! A policy decides at three moments: when a group job is submitted ([`route_arrival`]),
+//! when its overflow timer fires ([`on_timeout`], `overflow-timeout`), and when its
+//! debugging session ends ([`on_debug_done`], `guide-hybrid`). Every decision respects
+//! what a place can serve: a job goes to the campus only if it fits there (GPU count,
+//! group limit, memory), and to an offer only if the offer's GPUs have the memory and the
+//! platform has the GPUs at all; budgets can refuse hourly offers. When the preferred place cannot
 //! take a job, it goes to the other one; validation guarantees that one exists.
 //!
 //! The policy sees the simulation only through [`Situation`]: what it may ask (the clock,
@@ -61,6 +61,10 @@ pub struct DebugSession {
     pub cost: f64,
 }
 
+/// The budget has no room for a run this period ([`Situation::budget_request`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BudgetRefused;
+
 /// A moment the policy asks to be called back at ([`Situation::wake_at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wake {
@@ -114,9 +118,9 @@ pub trait Situation<'a> {
     fn occupy_debug(&mut self, o: usize, take: bool);
     /// Charges a debugging session of job `j`.
     fn charge_debug(&mut self, j: u32, cost: f64);
-    /// Asks the budget for an hourly run estimated at `estimate` CNY: `Err` when refused,
-    /// else the commitment (`None` without a budget).
-    fn budget_request(&mut self, estimate: f64) -> Result<Option<(u32, f64)>, ()>;
+    /// Asks the budget for an hourly run estimated at `estimate` CNY: the commitment
+    /// (`None` without a budget), or [`BudgetRefused`].
+    fn budget_request(&mut self, estimate: f64) -> Result<Option<(u32, f64)>, BudgetRefused>;
     /// Books an hourly run the budget must take (no other place fits the job).
     fn budget_force(&mut self, estimate: f64) -> Option<(u32, f64)>;
     /// Gives back a commitment that was not used.

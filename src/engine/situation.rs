@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::queue::Event;
 use super::{Observer, Status, World};
 use crate::job::Job;
-use crate::policy::{DebugSession, Situation, Wake};
+use crate::policy::{BudgetRefused, DebugSession, Situation, Wake};
 use crate::scenario::{Policy, Scenario};
 use crate::units::SimTime;
 
@@ -100,8 +100,8 @@ impl<'a, O: Observer> Situation<'a> for World<'a, O> {
         World::charge_debug(self, j, cost);
     }
 
-    fn budget_request(&mut self, estimate: f64) -> Result<Option<(u32, f64)>, ()> {
-        self.budget.request(self.now, estimate)
+    fn budget_request(&mut self, estimate: f64) -> Result<Option<(u32, f64)>, BudgetRefused> {
+        self.budget.request(self.now, estimate).map_err(|()| BudgetRefused)
     }
 
     fn budget_force(&mut self, estimate: f64) -> Option<(u32, f64)> {

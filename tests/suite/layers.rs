@@ -127,9 +127,9 @@ fn strip_test_modules(text: &str) -> (String, Vec<String>) {
         };
         let name: String = decl.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         let tail = decl[name.len()..].trim_start();
-        if tail.starts_with(';') {
+        if let Some(after_decl) = tail.strip_prefix(';') {
             files.push(name);
-            rest = &tail[1..];
+            rest = after_decl;
             continue;
         }
         // Skip the braced block.
