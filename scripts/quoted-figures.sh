@@ -23,7 +23,8 @@
 #   exam-season      README.md: `sweep scenarios/exam-season.toml -n 6 --target 'wait_p95_h<=2'`
 # `--sweeps` runs them and writes each block with a fingerprint line: the SHA-256 of the
 # command, the scenario file, the golden files (tests/golden/: any change of the engine's
-# results must change them, the golden test sees to that) and the sweep code (src/sweep*).
+# results must change them, the golden test sees to that) and the sweep code (src/sweep.rs,
+# src/sweep/ and its subfolders, src/scenario/keys.rs).
 # Without --sweeps the blocks are kept, and both modes fail when a fingerprint no longer
 # matches: the block is stale, refresh it with `scripts/quoted-figures.sh --sweeps`.
 set -euo pipefail
@@ -115,7 +116,9 @@ sweep_args() {
 fingerprint() {
   local scenario
   scenario=$(sweep_args "$1" | awk '{ print $2 }')
-  { sweep_args "$1"; cat "$scenario" tests/golden/* src/sweep.rs src/sweep/*.rs; } | sha256sum | cut -c1-16
+  # The sweep code with its subfolders, and the dotted keys it sets (src/scenario/keys.rs).
+  { sweep_args "$1"; cat "$scenario" tests/golden/* src/scenario/keys.rs $(find src/sweep.rs src/sweep -name '*.rs' | LC_ALL=C sort); } \
+    | sha256sum | cut -c1-16
 }
 status=0
 for name in "${sweep_blocks[@]}"; do
