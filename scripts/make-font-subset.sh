@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the bundled Chinese font subset used by `burstsim plot --lang zh`:
-#   assets/fonts/NotoSansSC-burstsim-subset.otf
+#   assets/fonts/NotoSansSC-burstsim-subset.otf (for the charts)
+#   assets/fonts/NotoSansSC-burstsim-labels.otf (a subset of it, embedded in report.zh.html)
 # from Noto Sans CJK SC (SIL Open Font License 1.1), keeping every character of GB 2312
 # (the 6,763 hanzi of levels 1 and 2 plus its 682 symbols: punctuation, full-width forms,
 # kana, Greek, Cyrillic, box drawing), every character src/i18n.rs uses, printable
@@ -40,3 +41,20 @@ pyftsubset "$ttc" --font-number=2 --text-file="$chars" --output-file="$out" \
   --layout-features='kern,palt,vert,locl' --no-hinting --desubroutinize \
   --name-IDs='*' --name-languages='*' --drop-tables+=DSIG
 ls -l "$out"
+# The small subset the HTML report embeds when it covers the report (issue 26): printable
+# ASCII, common punctuation, every non-ASCII character of src/ (the labels of i18n.rs, the
+# assumptions in words, …) and of the shipped scenarios.
+small=assets/fonts/NotoSansSC-burstsim-labels.otf
+python3 - "$chars" <<'PY'
+import glob, sys
+keep = {chr(c) for c in range(0x20, 0x7F)}
+keep |= set("±×÷≤≥–—…·•°′″‰％，。：；、（）《》〈〉“”‘’！？【】「」→←↑↓−¥€£µ²³")
+for f in sorted(glob.glob("src/**/*.rs", recursive=True)) + sorted(glob.glob("scenarios/*.toml")):
+    keep |= {c for c in open(f, encoding="utf-8").read() if ord(c) > 0x7F}
+open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(keep)))
+print(f"{len(keep)} characters in the report subset", file=sys.stderr)
+PY
+pyftsubset "$out" --text-file="$chars" --output-file="$small" \
+  --layout-features='kern,palt,vert,locl' --no-hinting --desubroutinize \
+  --name-IDs='*' --name-languages='*'
+ls -l "$small"

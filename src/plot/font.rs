@@ -34,6 +34,12 @@ pub static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.tt
 /// `scripts/make-font-subset.sh`.
 pub static NOTO_SC_SUBSET: &[u8] = include_bytes!("../../assets/fonts/NotoSansSC-burstsim-subset.otf");
 
+/// A smaller subset of [`NOTO_SC_SUBSET`] (about 155 KB): printable ASCII, common
+/// punctuation, every non-ASCII character of `src/` and of the shipped scenarios. The HTML
+/// report embeds it instead of the whole subset (3 MB) when it covers the report's text,
+/// so `report.zh.html` stays well under 1 MB (issue 26). Made by `scripts/make-font-subset.sh`.
+pub static NOTO_SC_LABELS: &[u8] = include_bytes!("../../assets/fonts/NotoSansSC-burstsim-labels.otf");
+
 /// Chinese fonts looked for on the system, as (path, face in a collection).
 pub const SYSTEM_CJK_FONTS: &[(&str, u32)] = &[
     ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2),
@@ -184,7 +190,7 @@ fn quote_chars(chars: &[char]) -> String {
 }
 
 /// The distinct characters of `text` that need a glyph (not spaces or controls).
-fn needed_chars(text: &str) -> Vec<char> {
+pub(crate) fn needed_chars(text: &str) -> Vec<char> {
     let mut v: Vec<char> = text.chars().filter(|c| !c.is_whitespace() && !c.is_control()).collect();
     v.sort_unstable();
     v.dedup();
@@ -264,6 +270,11 @@ mod tests {
             missing.is_empty(),
             "the bundled Chinese subset lacks {missing:?}: run scripts/make-font-subset.sh after changing src/i18n.rs"
         );
+        let missing = missing_chars(NOTO_SC_LABELS, &needed_chars(&zh_characters().iter().collect::<String>()));
+        assert!(
+            missing.is_empty(),
+            "the report's Chinese subset lacks {missing:?}: run scripts/make-font-subset.sh after changing src/i18n.rs"
+        );
     }
 
     #[test]
@@ -301,8 +312,12 @@ mod tests {
             let names = DisplayNames::from_table(&table);
             let zh = names.texts(Lang::Zh);
             assert!(zh.chars().any(|c| c > '\u{2E80}'), "{} has Chinese labels", path.display());
-            let missing = missing_chars(NOTO_SC_SUBSET, &needed_chars(&(zh + &names.texts(Lang::En))));
+            let needed = needed_chars(&(zh + &names.texts(Lang::En)));
+            let missing = missing_chars(NOTO_SC_SUBSET, &needed);
             assert!(missing.is_empty(), "{}: the bundled font lacks {missing:?}", path.display());
+            // The report's small font too, so a shipped scenario's report embeds ~145 KB.
+            let missing = missing_chars(NOTO_SC_LABELS, &needed);
+            assert!(missing.is_empty(), "{}: the report's font lacks {missing:?}", path.display());
             // And the font chooser picks the bundled subset for them, with no warning.
             let (f, w) = choose(&names.texts(Lang::Zh), Lang::Zh, None, &[]).unwrap();
             assert!(f.is_bundled_cjk && w.is_empty(), "{}: {w:?}", path.display());

@@ -229,6 +229,10 @@ fn chinese_labels_are_text_in_the_svg_and_glyphs_in_the_png() {
     // The report embeds the subset so the page shows Chinese without system fonts.
     let html = std::fs::read_to_string(dir.path().join("report.zh.html")).unwrap();
     assert!(html.contains("lang=\"zh-CN\"") && html.contains("@font-face") && html.contains("结果汇总"));
+    // The small report subset covers this report, so the page stays under 1 MB (issue 26:
+    // it was 4.2 MB with the whole 3 MB subset embedded).
+    assert!(html.len() < 1 << 20, "report.zh.html is {} bytes", html.len());
+    assert!(html.contains(&burstsim::report::base64(burstsim::plot::font::NOTO_SC_LABELS)), "the small subset");
 }
 
 /// Ink of `text` drawn at 48 px with the bundled Chinese font (or DejaVu, which has no
