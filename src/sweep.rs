@@ -51,24 +51,10 @@ pub enum SweepError {
         /// What is wrong.
         problem: String,
     },
-    /// The path does not lead to a scenario key.
-    #[error("sweep path '{path}': {problem}")]
-    BadPath {
-        /// The dotted path.
-        path: String,
-        /// What is wrong and what is allowed.
-        problem: String,
-    },
-    /// A value has the wrong type for its key.
-    #[error("sweep path '{path}': '{value}' is not allowed; {problem}")]
-    BadValue {
-        /// The dotted path.
-        path: String,
-        /// The value as given.
-        value: String,
-        /// What is allowed.
-        problem: String,
-    },
+    /// A dotted path that does not lead to a scenario key, or a value of the wrong type
+    /// for its key ([`KeyError`], shared with every other user of the scenario's keys).
+    #[error(transparent)]
+    Key(#[from] KeyError),
     /// Too many parameters or points.
     #[error("{0}")]
     TooBig(String),
@@ -85,15 +71,6 @@ pub enum SweepError {
     /// No parameters at all.
     #[error("nothing to sweep: give --param KEY=V1,V2,… or a [sweep] table in the scenario")]
     Empty,
-}
-
-impl From<KeyError> for SweepError {
-    fn from(e: KeyError) -> SweepError {
-        match e {
-            KeyError::BadPath { path, problem } => SweepError::BadPath { path, problem },
-            KeyError::BadValue { path, value, problem } => SweepError::BadValue { path, value, problem },
-        }
-    }
 }
 
 /// One swept parameter.
@@ -212,7 +189,7 @@ pub fn params_from_table(table: &toml::Table) -> Result<Vec<Param>, SweepError> 
             out.push(Param::new(key, value_list(v)?));
             continue;
         };
-        let bad = |problem: String| SweepError::BadPath { path: format!("sweep.{key}"), problem };
+        let bad = |problem: String| SweepError::Key(KeyError::BadPath { path: format!("sweep.{key}"), problem });
         const FIELDS: [&str; 6] = ["values", "role", "weights", "scale", "label", "label_zh"];
         if let Some(k) = t.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(bad(format!("unknown field '{k}'; an axis table takes {}", FIELDS.join(", "))));
@@ -269,7 +246,7 @@ impl Param {
     /// # Errors
     /// On a decision axis, with the wrong count, a negative or non-finite weight, or all zero.
     pub fn set_weights(&mut self, w: Vec<f64>) -> Result<(), SweepError> {
-        let bad = |problem: String| SweepError::BadPath { path: self.key.clone(), problem };
+        let bad = |problem: String| SweepError::Key(KeyError::BadPath { path: self.key.clone(), problem });
         if self.role == Role::Decision {
             return Err(bad("weights belong to condition axes (scenario points), not to decisions".into()));
         }
@@ -338,10 +315,10 @@ impl Sweep {
         let from_file = match base.remove("sweep") {
             Some(toml::Value::Table(t)) => params_from_table(&t)?,
             Some(_) => {
-                return Err(SweepError::BadPath {
+                return Err(SweepError::Key(KeyError::BadPath {
                     path: "sweep".into(),
                     problem: "[sweep] must be a table of path = [values]".into(),
-                });
+                }));
             }
             None => Vec::new(),
         };
@@ -354,18 +331,18 @@ impl Sweep {
         for p in &params {
             for path in &p.scale {
                 if get_number(&base, path).is_none() {
-                    return Err(SweepError::BadPath {
+                    return Err(SweepError::Key(KeyError::BadPath {
                         path: path.clone(),
                         problem: format!("axis '{}' scales it, but it is not a number in the scenario file", p.key),
-                    });
+                    }));
                 }
             }
             if !p.scale.is_empty() && p.values.iter().any(|v| v.parse::<f64>().map_or(true, |x| !x.is_finite())) {
-                return Err(SweepError::BadValue {
+                return Err(SweepError::Key(KeyError::BadValue {
                     path: p.key.clone(),
                     value: p.values.join(","),
                     problem: "a scale axis takes numbers (factors)".into(),
-                });
+                }));
             }
         }
         let points = grid(&params)?;
@@ -384,10 +361,10 @@ impl Sweep {
         let i = self.index_of(key)?;
         self.params[i].role = role;
         if role == Role::Decision && self.params[i].weights.is_some() {
-            return Err(SweepError::BadPath {
+            return Err(SweepError::Key(KeyError::BadPath {
                 path: key.into(),
                 problem: "weights belong to condition axes; drop them or keep it a condition".into(),
-            });
+            }));
         }
         Ok(())
     }
@@ -402,12 +379,14 @@ impl Sweep {
     }
 
     fn index_of(&self, key: &str) -> Result<usize, SweepError> {
-        self.params.iter().position(|p| p.key == key).ok_or_else(|| SweepError::BadPath {
-            path: key.into(),
-            problem: format!(
-                "not a swept parameter; the parameters are: {}",
-                self.params.iter().map(|p| p.key.as_str()).collect::<Vec<_>>().join(", ")
-            ),
+        self.params.iter().position(|p| p.key == key).ok_or_else(|| {
+            SweepError::Key(KeyError::BadPath {
+                path: key.into(),
+                problem: format!(
+                    "not a swept parameter; the parameters are: {}",
+                    self.params.iter().map(|p| p.key.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            })
         })
     }
 
@@ -432,15 +411,19 @@ impl Sweep {
                 set_path(&mut doc, &p.key, v)?;
                 continue;
             }
-            let factor: f64 = v.parse().map_err(|_| SweepError::BadValue {
-                path: p.key.clone(),
-                value: v.clone(),
-                problem: "a scale axis takes numbers (factors)".into(),
+            let factor: f64 = v.parse().map_err(|_| {
+                SweepError::Key(KeyError::BadValue {
+                    path: p.key.clone(),
+                    value: v.clone(),
+                    problem: "a scale axis takes numbers (factors)".into(),
+                })
             })?;
             for path in &p.scale {
-                let base = get_number(&self.base, path).ok_or_else(|| SweepError::BadPath {
-                    path: path.clone(),
-                    problem: format!("axis '{}' scales it, but it is not a number in the scenario file", p.key),
+                let base = get_number(&self.base, path).ok_or_else(|| {
+                    SweepError::Key(KeyError::BadPath {
+                        path: path.clone(),
+                        problem: format!("axis '{}' scales it, but it is not a number in the scenario file", p.key),
+                    })
                 })?;
                 let scaled = (base * factor * 1e9).round() / 1e9;
                 set_path(&mut doc, path, &format!("{scaled}"))?;
@@ -450,7 +433,7 @@ impl Sweep {
             let message = e.to_string();
             match self.params.iter().find(|p| message.contains(p.key.rsplit('.').next().unwrap_or(&p.key))) {
                 Some(p) if message.contains("unknown field") => {
-                    SweepError::BadPath { path: p.key.clone(), problem: message.trim_end().to_string() }
+                    SweepError::Key(KeyError::BadPath { path: p.key.clone(), problem: message.trim_end().to_string() })
                 }
                 _ => SweepError::InvalidPoint {
                     point,
