@@ -256,8 +256,8 @@ labels! {
     NoDecision => "none meets the targets", "无方案达标";
     RobustMinimax => "robust: least worst regret", "稳健：最坏后悔值最小";
     RobustWorstCase => "robust: meets the targets everywhere", "稳健：各情景均达标";
-    NotePolicyMap => "Dot: the cheapest decision meeting the targets there; mean ± 95% CI of the cost and of {}.",
-        "圆点：该处达标决策中成本最低者；成本与{}的平均值 ± 95%置信区间。";
+    NotePolicyMap => "Dot: the cheapest decision meeting the targets there; mean ± 95% CI of the cost (above) and of the {} (below).",
+        "圆点：该处达标决策中成本最低者；上方为成本、下方为{}的平均值 ± 95%置信区间。";
     // The sensitivity band (src/sensitivity, the tornado chart, the report's section).
     SensBackgroundLoad => "Background load", "其他课题组的负载";
     SensPeakSeason => "Peak-season multiplier", "高峰季节的负载倍数";

@@ -23,6 +23,7 @@ pub mod error;
 pub mod folder;
 pub mod font;
 pub use crate::i18n;
+pub mod layout;
 pub mod run_charts;
 pub mod sweep_charts;
 pub mod theme;
@@ -118,6 +119,43 @@ pub struct Drawn {
 /// [`PlotError`]: bad input (missing file or column, bad option or font) or a failure
 /// to draw or write.
 pub fn draw_dir(dir: &Path, opts: &PlotOptions) -> Result<Drawn, PlotError> {
+    let (folder, theme, chosen, warnings) = prepare(dir, opts)?;
+    let charts_dir = dir.join(opts.lang.charts_folder());
+    std::fs::create_dir_all(&charts_dir)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", charts_dir.display())))?;
+    let charts = font::with_font(&chosen, || -> Result<Vec<ChartFile>, PlotError> {
+        charts_of(&folder).iter().map(|c| render(c.as_ref(), &charts_dir, &theme, chosen.bytes)).collect()
+    })??;
+    Ok(Drawn { folder, charts, charts_dir, theme, font: chosen, warnings })
+}
+
+/// The text-layout faults of every chart of the output folder `dir` drawn with `opts`
+/// (chart name, faults; charts without faults are left out). Nothing is written.
+///
+/// # Errors
+/// As [`draw_dir`] for bad input; [`PlotError::Draw`] when a chart cannot be drawn.
+pub fn layout_faults(dir: &Path, opts: &PlotOptions) -> Result<Vec<(String, Vec<layout::Fault>)>, PlotError> {
+    let (folder, theme, chosen, _) = prepare(dir, opts)?;
+    font::with_font(&chosen, || -> Result<Vec<(String, Vec<layout::Fault>)>, PlotError> {
+        let mut out = Vec::new();
+        for chart in charts_of(&folder) {
+            let name = chart.name();
+            let probe = layout::Probe::new((theme.width, theme.height), chosen.bytes)
+                .map_err(|message| PlotError::Draw { chart: name.clone(), message })?;
+            let boxes = probe.boxes.clone();
+            let root = probe.into_drawing_area();
+            chart.draw_probe(&root, &theme).map_err(|message| PlotError::Draw { chart: name.clone(), message })?;
+            let faults = layout::faults(&boxes.borrow(), theme.width, theme.height);
+            if !faults.is_empty() {
+                out.push((name, faults));
+            }
+        }
+        Ok(out)
+    })?
+}
+
+/// The folder, the theme its charts are drawn with, the font and the warnings so far.
+fn prepare(dir: &Path, opts: &PlotOptions) -> Result<(Folder, Theme, font::ChosenFont, Vec<String>), PlotError> {
     check_options(opts)?;
     let folder = Folder::open(dir)?;
     let mut warnings = folder.notes().to_vec();
@@ -147,51 +185,47 @@ pub fn draw_dir(dir: &Path, opts: &PlotOptions) -> Result<Drawn, PlotError> {
     let system: &[(&str, u32)] = if opts.system_fonts { font::SYSTEM_CJK_FONTS } else { &[] };
     let (chosen, font_warnings) = font::choose(&text, opts.lang, opts.font.as_ref(), system)?;
     warnings.extend(font_warnings);
-    let charts_dir = dir.join(opts.lang.charts_folder());
-    std::fs::create_dir_all(&charts_dir)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("could not create '{}': {e}", charts_dir.display())))?;
-    let charts = font::with_font(&chosen, || -> Result<Vec<ChartFile>, PlotError> {
-        let render = |c: &dyn ChartDyn| render(c, &charts_dir, &theme, chosen.bytes);
-        let mut out = Vec::new();
-        match &folder {
-            Folder::Run(run) => {
-                out.push(render(&run_charts::CostVsWait { run })?);
-                out.push(render(&run_charts::WaitCdf { run })?);
-                if !run.class_waits.is_empty() {
-                    out.push(render(&run_charts::ClassWaitCdf { run })?);
-                }
-                out.push(render(&run_charts::CostBreakdown { run })?);
-                out.push(render(&time_charts::CampusTimeline { run })?);
-                out.push(render(&time_charts::MonthlyUse { run })?);
-                if !run.sensitivity.is_empty() {
-                    out.push(render(&tornado::Tornado { run })?);
+    Ok((folder, theme, chosen, warnings))
+}
+
+/// The charts of a folder, in report order.
+fn charts_of(folder: &Folder) -> Vec<Box<dyn ChartDyn + '_>> {
+    let mut out: Vec<Box<dyn ChartDyn + '_>> = Vec::new();
+    match folder {
+        Folder::Run(run) => {
+            out.push(Box::new(run_charts::CostVsWait { run }));
+            out.push(Box::new(run_charts::WaitCdf { run }));
+            if !run.class_waits.is_empty() {
+                out.push(Box::new(run_charts::ClassWaitCdf { run }));
+            }
+            out.push(Box::new(run_charts::CostBreakdown { run }));
+            out.push(Box::new(time_charts::CampusTimeline { run }));
+            out.push(Box::new(time_charts::MonthlyUse { run }));
+            if !run.sensitivity.is_empty() {
+                out.push(Box::new(tornado::Tornado { run }));
+            }
+        }
+        Folder::Sweep(sweep) => {
+            for metric in sweep_charts::HEADLINE {
+                if sweep.has_metric(metric) {
+                    out.push(Box::new(sweep_charts::MetricLines { sweep, metric }));
                 }
             }
-            Folder::Sweep(sweep) => {
-                for metric in sweep_charts::HEADLINE {
-                    if sweep.has_metric(metric) {
-                        let c = sweep_charts::MetricLines { sweep, metric };
-                        out.push(render(&c)?);
-                    }
-                }
-                if sweep.has_decisions() {
-                    out.push(render(&sweep_charts::PolicyMap { sweep })?);
-                }
-                if sweep.params.len() >= 2 {
-                    for metric in sweep_charts::HEATMAP_METRICS {
-                        for (i, policy) in sweep.policies.iter().enumerate() {
-                            if sweep.has_metric(metric) {
-                                let c = sweep_charts::Heatmap { sweep, metric, policy, index: i };
-                                out.push(render(&c)?);
-                            }
+            if sweep.has_decisions() {
+                out.push(Box::new(sweep_charts::PolicyMap { sweep }));
+            }
+            if sweep.params.len() >= 2 {
+                for metric in sweep_charts::HEATMAP_METRICS {
+                    for (i, policy) in sweep.policies.iter().enumerate() {
+                        if sweep.has_metric(metric) {
+                            out.push(Box::new(sweep_charts::Heatmap { sweep, metric, policy, index: i }));
                         }
                     }
                 }
             }
         }
-        Ok(out)
-    })??;
-    Ok(Drawn { folder, charts, charts_dir, theme, font: chosen, warnings })
+    }
+    out
 }
 
 fn check_options(o: &PlotOptions) -> Result<(), PlotError> {
@@ -234,6 +268,11 @@ pub trait ChartDyn {
         root: &DrawingArea<typeset::Typeset<BitMapBackend<'_>>, Shift>,
         th: &Theme,
     ) -> Result<(), String>;
+    /// Draws on the text-layout probe ([`layout::Probe`]).
+    ///
+    /// # Errors
+    /// The chart's error, as text.
+    fn draw_probe(&self, root: &DrawingArea<layout::Probe, Shift>, th: &Theme) -> Result<(), String>;
 }
 
 impl<C: Chart> ChartDyn for C {
@@ -251,6 +290,9 @@ impl<C: Chart> ChartDyn for C {
         root: &DrawingArea<typeset::Typeset<BitMapBackend<'_>>, Shift>,
         th: &Theme,
     ) -> Result<(), String> {
+        self.draw(root, th)
+    }
+    fn draw_probe(&self, root: &DrawingArea<layout::Probe, Shift>, th: &Theme) -> Result<(), String> {
         self.draw(root, th)
     }
 }

@@ -135,34 +135,51 @@ impl Chart for CostVsWait<'_> {
         // Names next to the points, avoiding each other and the points.
         let font = th.font(0.8);
         let (px_x, px_y) = plot.get_pixel_range();
+        let mut names: Vec<(i32, i32, i32, i32)> = Vec::new();
         for &(i, id, x, y) in &pts {
             let name = th.policy(id);
             let name = name.as_str();
             let c = abs((x.mean, y.mean));
             let (w, h) = root.estimate_text_size(name, &font).s()?;
             let (w, h) = (w as i32, h as i32);
-            let gap = r + th.px(0.35);
-            let options = [
-                (c.0 + gap, c.1 - h / 2),
-                (c.0 - gap - w, c.1 - h / 2),
-                (c.0 - w / 2, c.1 - gap - h),
-                (c.0 - w / 2, c.1 + gap),
-                (c.0 + gap, c.1 - gap - h),
-                (c.0 + gap, c.1 + gap),
-            ];
-            let overlap = |b: (i32, i32, i32, i32)| {
-                taken
-                    .iter()
-                    .map(|t| ((b.2.min(t.2) - b.0.max(t.0)).max(0) * (b.3.min(t.3) - b.1.max(t.1)).max(0)) as i64)
-                    .sum::<i64>()
-                    + i64::from(b.0 < px_x.start || b.2 > px_x.end || b.1 < px_y.start || b.3 > px_y.end) * 1_000_000
+            // Beside the point first, then one, two and three lines farther out (with a
+            // leader line): the first place that covers nothing, else the least covered;
+            // covering another name counts far more than covering a bar or a point.
+            let options: Vec<(i32, i32, i32)> = (0..4)
+                .flat_map(|k| {
+                    let gap = r + th.px(0.35) + k * h;
+                    [
+                        (c.0 + gap, c.1 - h / 2),
+                        (c.0 - gap - w, c.1 - h / 2),
+                        (c.0 - w / 2, c.1 - gap - h),
+                        (c.0 - w / 2, c.1 + gap),
+                        (c.0 + gap, c.1 - gap - h),
+                        (c.0 + gap, c.1 + gap),
+                        (c.0 - gap - w, c.1 - gap - h),
+                        (c.0 - gap - w, c.1 + gap),
+                    ]
+                    .map(|(x, y)| (x, y, k))
+                })
+                .collect();
+            let area = |b: (i32, i32, i32, i32), t: &(i32, i32, i32, i32)| {
+                ((b.2.min(t.2) - b.0.max(t.0)).max(0) * (b.3.min(t.3) - b.1.max(t.1)).max(0)) as i64
             };
-            let best = options
+            let overlap = |b: (i32, i32, i32, i32)| {
+                taken.iter().map(|t| area(b, t)).sum::<i64>()
+                    + names.iter().map(|t| area(b, t) * 100).sum::<i64>()
+                    + i64::from(b.0 < px_x.start || b.2 > px_x.end || b.1 < px_y.start || b.3 > px_y.end)
+                        * 1_000_000_000
+            };
+            let (best, far) = options
                 .iter()
-                .map(|&(lx, ly)| (lx, ly, lx + w, ly + h))
-                .min_by_key(|&b| overlap(b))
-                .expect("six options");
-            taken.push(best);
+                .map(|&(lx, ly, k)| ((lx, ly, lx + w, ly + h), k))
+                .min_by_key(|&(b, k)| (overlap(b), k))
+                .expect("options");
+            names.push(best);
+            if far > 0 {
+                let to = (c.0.clamp(best.0, best.2), c.1.clamp(best.1, best.3));
+                root.draw(&PathElement::new(vec![c, to], policy_colour(i).stroke_width(th.lw(1)))).s()?;
+            }
             let colour = policy_colour(i);
             let style = font.clone().color(&colour).pos(Pos::new(HPos::Left, VPos::Top));
             root.draw_text(name, &style, (best.0, best.1)).s()?;

@@ -9,8 +9,11 @@
 //! 30 h next to overflow's 0.4 h) is drawn on a log scale, so the region where the
 //! decision lies stays readable.
 
+mod facets;
 mod heatmap;
 mod policy_map;
+
+use facets::FacetGrid;
 
 pub use heatmap::{Heatmap, heat};
 pub use policy_map::PolicyMap;
@@ -180,15 +183,6 @@ fn facets_except(sweep: &SweepFolder, x: usize) -> Vec<Vec<String>> {
     out
 }
 
-fn facet_title_except(sweep: &SweepFolder, x: usize, values: &[String], lang: Lang) -> String {
-    let keys: Vec<usize> = (0..sweep.params.len()).filter(|i| *i != x).collect();
-    keys.iter()
-        .zip(values)
-        .map(|(&i, v)| format!("{} = {v}", param_label(sweep, i, lang)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Whether a wait metric's means spread over more than 20× (then drawn on a log scale).
 fn wants_log(metric: &str, means: impl Iterator<Item = f64>) -> bool {
     if !metric.starts_with("wait_") {
@@ -336,7 +330,9 @@ impl Chart for MetricLines<'_> {
                 if real >= 1.0 {
                     fmt_num(real, 0)
                 } else {
-                    format!("{real:.2}").trim_end_matches('0').trim_end_matches('.').to_string()
+                    // One significant digit is what a 1-2-5 log tick has (0.002, not 0).
+                    let decimals = ((-real.log10()).ceil() as usize).clamp(1, 6);
+                    format!("{real:.decimals$}").trim_end_matches('0').trim_end_matches('.').to_string()
                 }
             } else {
                 tick(v, yspan)
@@ -344,23 +340,18 @@ impl Chart for MetricLines<'_> {
         };
         let key = param_label(sw, x, th.lang);
         let y_desc = if log { fill(th.t(L::LogScale), &[th.t(label)]) } else { th.t(label).to_string() };
-        for (facet, panel) in all.iter().zip(panels(&area, all.len())) {
-            let panel = if all.len() > 1 || !facet.is_empty() {
-                let (head, rest) = panel.split_vertically(th.px(1.4));
-                let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
-                let w = head.dim_in_pixel().0 as i32;
-                head.draw_text(&facet_title_except(sw, x, facet, th.lang), &style, (w / 2, th.px(0.8))).s()?;
-                rest
-            } else {
-                panel
-            };
-            let x_spec = AxisSpec::with_ticks(x0, x1, xticks.clone(), &key, &xf);
+        let draw_panel = |panel: &DrawingArea<DB, Shift>,
+                          facet: &[String],
+                          x_desc: &str,
+                          y_desc: &str|
+         -> Result<(), String> {
+            let x_spec = AxisSpec::with_ticks(x0, x1, xticks.clone(), x_desc, &xf);
             let y_spec = if log {
-                AxisSpec::with_ticks(y0, y1, log_ticks(y0, y1), &y_desc, &yf)
+                AxisSpec::with_ticks(y0, y1, log_ticks(y0, y1), y_desc, &yf)
             } else {
-                AxisSpec::linear(y0, y1, 6, &y_desc, &yf)
+                AxisSpec::linear(y0, y1, 6, y_desc, &yf)
             };
-            let chart = th.axes(&panel, &x_spec, &y_spec)?;
+            let chart = th.axes(panel, &x_spec, &y_spec)?;
             let plot = chart.plotting_area();
             for t in &targets {
                 let y = ty(t.value * scale);
@@ -415,6 +406,15 @@ impl Chart for MetricLines<'_> {
                     }
                 }
             }
+            Ok(())
+        };
+        if all.len() == 1 && all[0].is_empty() {
+            return draw_panel(&area, &all[0], &key, &y_desc);
+        }
+        let grid = FacetGrid::new(sw, x, &all);
+        let cells = grid.layout(&area, th, &key, &y_desc)?;
+        for (facet, cell) in all.iter().zip(cells) {
+            draw_panel(&cell, facet, "", "")?;
         }
         Ok(())
     }

@@ -279,23 +279,37 @@ pub struct AxisSpec<'f> {
     pub labels: bool,
     /// Least width, in pixels, kept for the tick labels (aligns stacked panels).
     pub reserve: i32,
+    /// Whether ticks may be thinned when their labels would touch (not for categories,
+    /// whose every label names something).
+    pub thin: bool,
 }
 
 impl<'f> AxisSpec<'f> {
     /// A linear axis over `[lo, hi]` with about `n` round ticks.
     pub fn linear(lo: f64, hi: f64, n: usize, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
-        AxisSpec { lo, hi, ticks: nice_ticks(lo, hi, n), desc: desc.to_string(), fmt, labels: true, reserve: 0 }
+        AxisSpec {
+            lo,
+            hi,
+            ticks: nice_ticks(lo, hi, n),
+            desc: desc.to_string(),
+            fmt,
+            labels: true,
+            reserve: 0,
+            thin: true,
+        }
     }
 
     /// An axis with given tick positions.
     pub fn with_ticks(lo: f64, hi: f64, ticks: Vec<f64>, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
-        AxisSpec { lo, hi, ticks, desc: desc.to_string(), fmt, labels: true, reserve: 0 }
+        AxisSpec { lo, hi, ticks, desc: desc.to_string(), fmt, labels: true, reserve: 0, thin: true }
     }
 
     /// An axis of `n` categories at 0, 1, …, n − 1, each with half a step of room around it
     /// (heatmap rows and columns); `fmt` labels category `k`.
     pub fn categories(n: usize, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
-        AxisSpec::with_ticks(-0.5, n as f64 - 0.5, (0..n).map(|k| k as f64).collect(), desc, fmt)
+        let mut axis = AxisSpec::with_ticks(-0.5, n as f64 - 0.5, (0..n).map(|k| k as f64).collect(), desc, fmt);
+        axis.thin = false;
+        axis
     }
 }
 
@@ -318,14 +332,28 @@ impl Theme {
             (true, true) => self.px(1.8),
             (true, false) => self.px(3.0),
         };
+        // Ticks whose labels would touch at this size are thinned (every k-th kept).
+        let (w, h) = area.dim_in_pixel();
+        let plot_w = w as i32 - y_area - self.px(1.0);
+        let plot_h = h as i32 - x_area - self.px(0.6);
+        let em = area.estimate_text_size("0", &tick_font).s()?.1 as i32;
+        let x_widths: Vec<i32> = x
+            .ticks
+            .iter()
+            .map(|&t| area.estimate_text_size(&(x.fmt)(t), &tick_font).map(|s| s.0 as i32))
+            .collect::<Result<_, _>>()
+            .s()?;
+        let x_ticks = if x.labels && x.thin { thin(x, plot_w, &x_widths, self.px(0.5)) } else { x.ticks.clone() };
+        let y_ticks =
+            if y.labels && y.thin { thin(y, plot_h, &vec![em; y.ticks.len()], self.px(0.2)) } else { y.ticks.clone() };
         let mut chart = ChartBuilder::on(area)
             .margin_top(self.px(0.6))
             .margin_right(self.px(1.0))
             .x_label_area_size(x_area)
             .y_label_area_size(y_area)
             .build_cartesian_2d(
-                Axis { lo: x.lo, hi: x.hi, ticks: x.ticks.clone() },
-                Axis { lo: y.lo, hi: y.hi, ticks: y.ticks.clone() },
+                Axis { lo: x.lo, hi: x.hi, ticks: x_ticks.clone() },
+                Axis { lo: y.lo, hi: y.hi, ticks: y_ticks.clone() },
             )
             .s()?;
         let (xf, yf) = (x.fmt, y.fmt);
@@ -339,8 +367,8 @@ impl Theme {
             .axis_style(INK.stroke_width(self.lw(2)))
             .x_label_formatter(&xfmt)
             .y_label_formatter(&yfmt)
-            .x_labels(x.ticks.len().max(2))
-            .y_labels(y.ticks.len().max(2));
+            .x_labels(x_ticks.len().max(2))
+            .y_labels(y_ticks.len().max(2));
         if !x.desc.is_empty() {
             mesh.x_desc(x.desc.as_str());
         }
@@ -350,6 +378,73 @@ impl Theme {
         mesh.draw().s()?;
         Ok(chart)
     }
+}
+
+impl Theme {
+    /// `text` at `scale` × the base size, made to fit `width` pixels: drawn smaller (down
+    /// to 0.7 of `scale`), then cut with "…". Returns the text and the scale to draw it at.
+    ///
+    /// # Errors
+    /// Backend errors as text.
+    pub fn fit<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        text: &str,
+        scale: f64,
+        width: i32,
+    ) -> Result<(String, f64), String> {
+        let wide = |t: &str, k: f64| -> Result<bool, String> {
+            Ok(area.estimate_text_size(t, &self.font(k)).s()?.0 as i32 > width)
+        };
+        for k in [1.0, 0.9, 0.8, 0.7] {
+            if !wide(text, scale * k)? {
+                return Ok((text.to_string(), scale * k));
+            }
+        }
+        let small = scale * 0.7;
+        let mut chars: Vec<char> = text.chars().collect();
+        while !chars.is_empty() {
+            chars.pop();
+            let cut: String = chars.iter().collect::<String>().trim_end().to_string() + "…";
+            if !wide(&cut, small)? {
+                return Ok((cut, small));
+            }
+        }
+        Ok((String::new(), small))
+    }
+}
+
+/// The ticks of `axis` thinned to every k-th (the smallest k, counted from the first)
+/// so that no two neighbouring labels, `sizes[i]` pixels long along the axis, come closer
+/// than `gap` on an axis `length` pixels long.
+fn thin(axis: &AxisSpec<'_>, length: i32, sizes: &[i32], gap: i32) -> Vec<f64> {
+    let span = axis.hi - axis.lo;
+    if axis.ticks.len() < 3 || span <= 0.0 || length <= 0 {
+        return axis.ticks.clone();
+    }
+    let at = |t: f64| (t - axis.lo) / span * f64::from(length);
+    // Of the k ways to keep every k-th tick, the one with the most round labels (0 and
+    // powers of ten: 0.1, 1, 10 on a log axis, 0 and 10 among 0, 5, 10, 15).
+    let round = |i: &usize| {
+        let v = (axis.fmt)(axis.ticks[*i]).replace(',', "").parse::<f64>().unwrap_or(f64::NAN).abs();
+        v == 0.0 || (v.log10() - v.log10().round()).abs() < 1e-9
+    };
+    for k in 1..axis.ticks.len() {
+        let fits = |kept: &[usize]| {
+            kept.windows(2).all(|w| {
+                let d = (at(axis.ticks[w[1]]) - at(axis.ticks[w[0]])).abs();
+                d >= f64::from((sizes[w[0]] + sizes[w[1]]) / 2 + gap)
+            })
+        };
+        let best = (0..k)
+            .map(|offset| (offset..axis.ticks.len()).step_by(k).collect::<Vec<usize>>())
+            .filter(|kept| fits(kept))
+            .max_by_key(|kept| (kept.iter().filter(|i| round(i)).count(), std::cmp::Reverse(kept[0])));
+        if let Some(kept) = best {
+            return kept.into_iter().map(|i| axis.ticks[i]).collect();
+        }
+    }
+    vec![axis.ticks[0]]
 }
 
 impl Theme {

@@ -10,6 +10,7 @@ mod bad_input_messages;
 mod calibrate;
 mod capacity;
 mod capacity_kth;
+mod chart_layout;
 mod cli;
 mod compute_timeout;
 mod conservation;

@@ -292,6 +292,10 @@ pub struct PlotArgs {
     /// Print nothing but errors and warnings.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Draw nothing; check every chart's text layout instead (no two labels over each
+    /// other, none off the canvas), print each fault and exit with 1 when there is one.
+    #[arg(long)]
+    pub check_layout: bool,
 }
 
 /// How to read a log (shared by `validate --trace` and `fit`).

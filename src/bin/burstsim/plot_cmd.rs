@@ -28,6 +28,19 @@ pub fn plot(a: PlotArgs) -> Result<ExitCode> {
         font,
         system_fonts: true,
     };
+    if a.check_layout {
+        let faults = burstsim::plot::layout_faults(&a.dir, &opts).map_err(to_anyhow)?;
+        for (chart, list) in &faults {
+            for f in list {
+                println!("{chart}: {f}");
+            }
+        }
+        if !a.quiet {
+            let n: usize = faults.iter().map(|c| c.1.len()).sum();
+            say!("burstsim: {n} text-layout fault(s) in {} chart(s)", faults.len());
+        }
+        return Ok(if faults.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
     let out = burstsim::report::plot_dir(&a.dir, &opts).map_err(to_anyhow)?;
     for w in &out.warnings {
         say!("burstsim: warning: {w}");

@@ -15,13 +15,25 @@ use crate::plot::theme::{AxisSpec, INK, Mark, PALETTE, Textual, Theme, decimals_
 use crate::sweep::Role;
 use crate::write::fmt_num;
 
-/// A decision's label with its policy called by its display name (`decisions.csv`
-/// labels start with the policy id).
-fn decision_text(th: &Theme, d: &DecisionRow) -> String {
-    match d.decision.strip_prefix(d.policy.as_str()) {
-        Some(rest) if !d.policy.is_empty() => format!("{}{rest}", th.policy(&d.policy)),
-        _ => d.decision.clone(),
+/// A decision in words: the policy's display name and the decision values it depends on,
+/// each by its axis title ("overflow: Overflow threshold (h) = 8"), not the raw
+/// `decisions.csv` label ("overflow (threshold_hours=8)").
+fn decision_text(th: &Theme, sw: &SweepFolder, d: &DecisionRow) -> String {
+    if d.policy.is_empty() {
+        return d.decision.clone();
     }
+    let parts: Vec<String> = d
+        .values
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| {
+            let i = sw.params.iter().position(|p| p == k);
+            let label = i.map_or_else(|| k.clone(), |i| param_label(sw, i, th.lang));
+            format!("{label} = {v}")
+        })
+        .collect();
+    let name = th.policy(&d.policy);
+    if parts.is_empty() { name } else { format!("{name}{}{}", th.t(L::Colon), parts.join("; ")) }
 }
 
 /// The policy map: the best decision at each scenario point, with its cost and the first
@@ -45,15 +57,36 @@ fn cost_text(c: (f64, f64, f64)) -> String {
     format!("¥{} ± {}", fmt_num(c.0, 0), fmt_num((c.2 - c.1) / 2.0, 0))
 }
 
-/// The shown metric (a rate in %) as "name 1.23 ± 0.45".
+/// The name of the shown metric in words ("Mean of yearly p95 wait (h)"; a class's
+/// metric keeps its class prefix).
+fn shown_name(th: &Theme, name: &str) -> String {
+    let (class, metric) = match name.rsplit_once(':') {
+        Some((c, m)) => (Some(c), m),
+        None => (None, name),
+    };
+    let words = th.t(super::metric_label(metric).0);
+    match class {
+        Some(c) => format!("{}{}{words}", th.class(c), th.t(L::Colon)),
+        None => words.to_string(),
+    }
+}
+
+/// The shown metric (a rate in %) as "1.23 ± 0.45" (its name is in the note).
 fn shown_text(s: &Option<(String, f64, f64, f64)>) -> String {
     let Some((name, m, lo, hi)) = s else { return String::new() };
     let metric = name.rsplit(':').next().unwrap_or(name);
     let pct = crate::metrics::Metric::from_name(metric).is_some_and(|m| m.shown_in_percent());
     let k = if pct { 100.0 } else { 1.0 };
     let d = decimals_for(m * k).min(2);
-    format!("{name} {} ± {}{}", fmt_num(m * k, d), fmt_num((hi - lo) / 2.0 * k, d), if pct { "%" } else { "" })
+    format!("{} ± {}{}", fmt_num(m * k, d), fmt_num((hi - lo) / 2.0 * k, d), if pct { "%" } else { "" })
 }
+
+/// The two robust choices: decision kind, legend label, band colour. Distinct hues, so
+/// a reader tells them apart when they pick different rows.
+const ROBUST: [(&str, L, RGBColor, f64); 2] = [
+    ("minimax-regret", L::RobustMinimax, RGBColor(0, 114, 178), 0.18),
+    ("worst-case", L::RobustWorstCase, RGBColor(230, 159, 0), 0.28),
+];
 
 impl Chart for PolicyMap<'_> {
     fn name(&self) -> String {
@@ -71,8 +104,15 @@ impl Chart for PolicyMap<'_> {
         let sw = self.sweep;
         let conds = self.conditions();
         let best: Vec<&DecisionRow> = sw.decisions.iter().filter(|d| d.kind == "best").collect();
-        let shown_name = best.iter().find_map(|d| d.shown.as_ref().map(|s| s.0.clone())).unwrap_or_default();
-        let note = fill(th.t(L::NotePolicyMap), &[&shown_name]);
+        let shown = best.iter().find_map(|d| d.shown.as_ref().map(|s| shown_name(th, &s.0))).unwrap_or_default();
+        // Inside an English sentence: "of the mean of yearly p95 wait (h)".
+        let shown = match shown.chars().next() {
+            Some(c) if th.lang == crate::i18n::Lang::En => {
+                c.to_lowercase().collect::<String>() + &shown[c.len_utf8()..]
+            }
+            _ => shown,
+        };
+        let note = fill(th.t(L::NotePolicyMap), &[&shown]);
         // Decisions in the order they first appear (best rows, then robust rows).
         let mut names: Vec<String> = Vec::new();
         for d in sw.decisions.iter().filter(|d| !d.policy.is_empty()) {
@@ -103,7 +143,7 @@ impl Chart for PolicyMap<'_> {
             let (x0, x1) = padded(xmin, xmax, 0.12);
             let mut rows: Vec<String> = names
                 .iter()
-                .map(|n| sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, d)))
+                .map(|n| sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, sw, d)))
                 .collect();
             if none_row {
                 rows.push(th.t(L::NoDecision).to_string());
@@ -116,10 +156,9 @@ impl Chart for PolicyMap<'_> {
                 }
             };
             let mut legend: Vec<(String, Mark)> = Vec::new();
-            let robust = [("minimax-regret", L::RobustMinimax, 0.16), ("worst-case", L::RobustWorstCase, 0.10)];
-            for (kind, l, alpha) in robust {
+            for (kind, l, c, alpha) in ROBUST {
                 if sw.decisions.iter().any(|d| d.kind == kind) {
-                    legend.push((th.t(l).to_string(), Mark::Swatch(RGBColor(0, 114, 178).mix(alpha))));
+                    legend.push((th.t(l).to_string(), Mark::Swatch(c.mix(alpha))));
                 }
             }
             let area = th.frame(root, &self.caption(th), &legend, &note)?;
@@ -141,14 +180,19 @@ impl Chart for PolicyMap<'_> {
             let y_spec = AxisSpec::categories(rows.len(), th.t(L::DecisionAxis), &yf);
             let chart = th.axes(&area, &x_spec, &y_spec)?;
             let plot = chart.plotting_area();
-            for (kind, _, alpha) in robust {
-                if let Some(d) = sw.decisions.iter().find(|d| d.kind == kind) {
-                    let y = row_of(d) as f64;
-                    plot.draw(&Rectangle::new(
-                        [(x0, y - 0.35), (x1, y + 0.35)],
-                        RGBColor(0, 114, 178).mix(alpha).filled(),
-                    ))
-                    .s()?;
+            // Both robust choices on one row share it: minimax regret the upper half.
+            let robust_rows: Vec<Option<usize>> =
+                ROBUST.iter().map(|r| sw.decisions.iter().find(|d| d.kind == r.0).map(row_of)).collect();
+            let shared = robust_rows[0].is_some() && robust_rows[0] == robust_rows[1];
+            for (k, (_, _, c, alpha)) in ROBUST.iter().enumerate() {
+                if let Some(row) = robust_rows[k] {
+                    let y = row as f64;
+                    let (lo, hi) = match (shared, k) {
+                        (false, _) => (y - 0.35, y + 0.35),
+                        (true, 0) => (y, y + 0.35),
+                        (true, _) => (y - 0.35, y),
+                    };
+                    plot.draw(&Rectangle::new([(x0, lo), (x1, hi)], c.mix(*alpha).filled())).s()?;
                 }
             }
             for d in &best {
@@ -177,8 +221,15 @@ impl Chart for PolicyMap<'_> {
         let (cx, cy) = (conds[0], conds[1]);
         let (xs, ys) = (sw.values(cx), sw.values(cy));
         let deco = |k: usize| PALETTE[k % PALETTE.len()];
-        let legend: Vec<(String, Mark)> =
-            names.iter().enumerate().map(|(k, n)| (n.clone(), Mark::Swatch(deco(k).mix(0.45)))).collect();
+        let legend: Vec<(String, Mark)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let text =
+                    sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, sw, d));
+                (text, Mark::Swatch(deco(k).mix(0.45)))
+            })
+            .collect();
         let area = th.frame(root, &self.caption(th), &legend, &note)?;
         let mut facets: Vec<Vec<(String, String)>> = Vec::new();
         for d in &best {
@@ -197,7 +248,18 @@ impl Chart for PolicyMap<'_> {
             } else {
                 let (head, rest) = panel.split_vertically(th.px(1.4));
                 let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
-                let title = facet.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ");
+                let title = facet
+                    .iter()
+                    .map(|(k, v)| {
+                        let label = sw
+                            .params
+                            .iter()
+                            .position(|p| p == k)
+                            .map_or_else(|| k.clone(), |i| param_label(sw, i, th.lang));
+                        format!("{label} = {v}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 head.draw_text(&title, &style, (head.dim_in_pixel().0 as i32 / 2, th.px(0.8))).s()?;
                 rest
             };
@@ -223,7 +285,7 @@ impl Chart for PolicyMap<'_> {
                 let lines = if d.policy.is_empty() {
                     vec![th.t(L::NoDecision).to_string()]
                 } else {
-                    vec![decision_text(th, d), cost_text(d.cost), shown_text(&d.shown)]
+                    vec![decision_text(th, sw, d), cost_text(d.cost), shown_text(&d.shown)]
                 };
                 for (k, l) in lines.iter().enumerate() {
                     let style = th.font(0.65).pos(Pos::new(HPos::Center, VPos::Center));
