@@ -304,7 +304,7 @@ pub fn analyse(
     let worst_over = |d: usize, inside: &dyn Fn(usize) -> bool, relax: bool| -> (f64, Option<usize>) {
         let mut worst = (f64::NEG_INFINITY, None);
         for s in (0..scenarios.len()).filter(|&s| inside(s)) {
-            if !feasible(d, s) && !(relax && cells[d][s].is_some()) {
+            if !(feasible(d, s) || relax && cells[d][s].is_some()) {
                 return (f64::INFINITY, Some(s));
             }
             if cost(d, s) > worst.0 {

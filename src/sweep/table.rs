@@ -110,9 +110,9 @@ impl Table {
         let pad = " ".repeat(indent);
         let fmt = |cells: &[String]| {
             let mut s = pad.clone();
-            for k in 0..n {
+            for (k, width) in widths.iter().enumerate() {
                 let cell = cells.get(k).map_or("", String::as_str);
-                let gap = " ".repeat(widths[k] - cell.chars().count());
+                let gap = " ".repeat(width - cell.chars().count());
                 if k > 0 {
                     s.push_str("  ");
                 }
