@@ -99,7 +99,7 @@ pub fn first_replications(results: &Results, n: usize) -> Results {
 /// One level: its summaries and the recommendation under `targets`.
 pub fn level(kind: LevelKind, value: f64, scenario: &Scenario, results: &Results, targets: &[Target]) -> Level {
     let summaries = Summaries::new(scenario, results);
-    let point = PointResult { point: 0, label: kind.name().into(), summaries, risk: Vec::new() };
+    let point = PointResult { point: 0, label: kind.name().into(), summaries, risk: Vec::new(), costs: Vec::new() };
     let rec = recommend(std::slice::from_ref(&point), targets, Rule::MeanYear);
     Level {
         kind,

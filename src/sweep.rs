@@ -26,6 +26,7 @@
 pub mod decide;
 pub mod recommend;
 pub mod store;
+pub mod table;
 
 pub use crate::scenario::keys::{KeyError, Role, get_number, set_path};
 

@@ -21,18 +21,27 @@
 //!   meeting the targets at every point of positive weight, the smallest weighted mean
 //!   cost.
 //!
-//! Costs and regrets are compared on their means. Each scenario point's verdicts hold
-//! with 95% confidence for that point; "meets the targets at every one of S points"
-//! therefore holds with at least 1 − 0.05·S (Bonferroni over the points), which the
-//! output states.
+//! Costs and regrets are compared on their means; each regret also has a 95% interval,
+//! paired over the simulated years (common random numbers, [`regret`]), and a decision
+//! within 2% of the best cost or whose interval reaches 0 is flagged **equivalent** to
+//! the best. Each robust choice names the scenario point that decides it (its worst
+//! regret or cost), the runner-up, and the alternative that would beat it were it not
+//! ruled out by the targets at a few points (and whether only the interval rules it out).
+//! Each scenario point's verdicts hold with 95% confidence for that point; "meets the
+//! targets at every one of S points" therefore holds with at least 1 − 0.05·S
+//! (Bonferroni over the points), which the output states.
 
+pub mod layout;
+pub mod regret;
 mod render;
 
 use std::collections::HashMap;
 
+pub use layout::{Layout, decision_label, layout};
+pub use regret::{EQUIVALENT_SHARE, Pairing, Regret};
+
 use super::Role;
-use super::recommend::{self, PointResult, Recommendation, Rule, Verdict, same_rows};
-use crate::experiment::summary::SummaryRow;
+use super::recommend::{self, PointResult, Recommendation, Rule, Verdict};
 use crate::metrics::Metric;
 use crate::stats::Summary;
 use crate::target::Target;
@@ -64,7 +73,7 @@ pub struct ScenarioPoint {
 /// A policy with the values of the decision axes it depends on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
-    /// `overflow (threshold_hours=4)`, or just the policy name.
+    /// `overflow with threshold_hours=4`, or just the policy name.
     pub label: String,
     /// Policy.
     pub policy: String,
@@ -119,8 +128,27 @@ pub struct Robust {
     pub decision: usize,
     /// Its worst regret, worst-case cost or weighted mean cost (CNY).
     pub value: f64,
-    /// The scenario point of the worst regret or cost.
+    /// The scenario point of the worst regret or cost: the point that decides the choice.
     pub at: Option<usize>,
+    /// The next decision by the same criterion, with its value and point.
+    pub runner_up: Option<(usize, f64, Option<usize>)>,
+    /// A decision that would score better if it met the targets everywhere, and the
+    /// scenario points that rule it out (the fewest such points first).
+    pub ruled_out: Option<RuledOut>,
+}
+
+/// An alternative to a robust choice that only the targets rule out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuledOut {
+    /// The decision.
+    pub decision: usize,
+    /// Its score were it feasible everywhere (CNY).
+    pub value: f64,
+    /// The scenario points where it is not shown to meet the targets.
+    pub at: Vec<usize>,
+    /// Whether at each of those its mean meets every target (only the interval fails):
+    /// more replications may settle it.
+    pub marginal: bool,
 }
 
 /// The whole analysis.
@@ -140,6 +168,9 @@ pub struct Analysis {
     pub decisions: Vec<Decision>,
     /// `cells[d][s]`: decision `d` at scenario point `s`.
     pub cells: Vec<Vec<Option<Cell>>>,
+    /// `regrets[d][s]`: the regret of a decision meeting the targets at a scenario point
+    /// that has a best decision, with its interval.
+    pub regrets: Vec<Vec<Option<Regret>>>,
     /// Per scenario point, the recommendation among its candidates.
     pub per_scenario: Vec<Recommendation>,
     /// Per scenario point, the best decision (None: no decision meets the targets).
@@ -154,21 +185,6 @@ pub struct Analysis {
     pub weights_given: bool,
 }
 
-fn rows_of<'a>(pr: &'a PointResult, policy: &str) -> Vec<&'a SummaryRow> {
-    pr.summaries.rows.iter().filter(|r| r.policy == policy).collect()
-}
-
-/// The last part of a key worth showing in a decision label: `threshold_hours` for
-/// `policies.overflow.threshold_hours` (decision of policy `overflow`), else the last two
-/// parts (`a800-monthly.gpus`).
-fn short_key(key: &str, policy: &str) -> String {
-    let parts: Vec<&str> = key.split('.').collect();
-    if parts.len() >= 3 && parts[0] == "policies" && parts[1] == policy {
-        return parts[2..].join(".");
-    }
-    if parts.len() >= 2 { parts[parts.len() - 2..].join(".") } else { key.to_string() }
-}
-
 /// Analyses a sweep: `axes` in parameter order, `values[i]` the values of point `i`
 /// (parallel with `points`).
 ///
@@ -181,117 +197,13 @@ pub fn analyse(
     targets: &[Target],
     rule: Rule,
 ) -> Analysis {
-    assert_eq!(values.len(), points.len(), "one list of values per point");
-    let cond: Vec<usize> = (0..axes.len()).filter(|&a| axes[a].role == Role::Condition).collect();
-    let dec: Vec<usize> = (0..axes.len()).filter(|&a| axes[a].role == Role::Decision).collect();
-
-    // Scenario points, in order of first appearance.
-    let mut scenarios: Vec<ScenarioPoint> = Vec::new();
-    let mut scenario_of = vec![0; points.len()];
-    for (i, v) in values.iter().enumerate() {
-        let cv: Vec<String> = cond.iter().map(|&a| v[a].clone()).collect();
-        let s = match scenarios.iter().position(|s| s.values == cv) {
-            Some(s) => s,
-            None => {
-                let label = if cond.is_empty() {
-                    "base scenario".to_string()
-                } else {
-                    cond.iter().zip(&cv).map(|(&a, x)| format!("{}={x}", axes[a].key)).collect::<Vec<_>>().join(", ")
-                };
-                scenarios.push(ScenarioPoint { label, values: cv, points: Vec::new(), weight: 1.0 });
-                scenarios.len() - 1
-            }
-        };
-        scenarios[s].points.push(i);
-        scenario_of[i] = s;
-    }
-    // Weights: the product over condition axes of each value's weight, normalised.
-    let weights_given = cond.iter().any(|&a| axes[a].weights.is_some());
-    let value_order = |a: usize| -> Vec<String> {
-        let mut seen: Vec<String> = Vec::new();
-        for v in values {
-            if !seen.contains(&v[a]) {
-                seen.push(v[a].clone());
-            }
-        }
-        seen
-    };
-    for (k, &a) in cond.iter().enumerate() {
-        if let Some(w) = &axes[a].weights {
-            let order = value_order(a);
-            for s in &mut scenarios {
-                let i = order.iter().position(|x| *x == s.values[k]).unwrap_or(0);
-                s.weight *= w.get(i).copied().unwrap_or(0.0);
-            }
-        }
-    }
-    let total: f64 = scenarios.iter().map(|s| s.weight).sum();
-    for s in &mut scenarios {
-        s.weight = if total > 0.0 { s.weight / total } else { 0.0 };
-    }
-
-    // Which decision axes each policy depends on: its results differ between two points
-    // that differ only in that axis.
-    let mut policies: Vec<String> = Vec::new();
-    for pr in points {
-        for r in &pr.summaries.rows {
-            if !policies.contains(&r.policy) {
-                policies.push(r.policy.clone());
-            }
-        }
-    }
-    let mut depends: HashMap<(String, usize), bool> = HashMap::new();
-    for &a in &dec {
-        let mut groups: HashMap<Vec<&str>, usize> = HashMap::new();
-        for (i, v) in values.iter().enumerate() {
-            let rest: Vec<&str> = v.iter().enumerate().filter(|(b, _)| *b != a).map(|(_, x)| x.as_str()).collect();
-            let first = *groups.entry(rest).or_insert(i);
-            for p in &policies {
-                if !same_rows(&rows_of(&points[first], p), &rows_of(&points[i], p)) {
-                    depends.insert((p.clone(), a), true);
-                }
-            }
-        }
-    }
-    let decision_values = |i: usize, policy: &str| -> Vec<Option<String>> {
-        dec.iter().map(|&a| depends.get(&(policy.to_string(), a)).map(|_| values[i][a].clone())).collect()
-    };
-    // Decisions, ordered by policy and then by the values' order on each axis.
-    let mut decisions: Vec<Decision> = Vec::new();
-    for (i, pr) in points.iter().enumerate() {
-        for p in &policies {
-            if pr.summaries.get(p, Metric::TotalCost).is_none() {
-                continue;
-            }
-            let v = decision_values(i, p);
-            if !decisions.iter().any(|d| &d.policy == p && d.values == v) {
-                let shown: Vec<String> = dec
-                    .iter()
-                    .zip(&v)
-                    .filter_map(|(&a, x)| x.as_ref().map(|x| format!("{}={x}", short_key(&axes[a].key, p))))
-                    .collect();
-                let label = if shown.is_empty() { p.clone() } else { format!("{p} ({})", shown.join(", ")) };
-                decisions.push(Decision { label, policy: p.clone(), values: v });
-            }
-        }
-    }
-    let orders: Vec<Vec<String>> = dec.iter().map(|&a| value_order(a)).collect();
-    let rank = |d: &Decision| -> Vec<usize> {
-        let mut r = vec![policies.iter().position(|p| *p == d.policy).unwrap_or(0)];
-        for (k, v) in d.values.iter().enumerate() {
-            r.push(v.as_ref().map_or(0, |x| orders[k].iter().position(|o| o == x).unwrap_or(0) + 1));
-        }
-        r
-    };
-    decisions.sort_by_key(|d| rank(d));
-    let decision_of = |i: usize, policy: &str| -> Option<usize> {
-        let v = decision_values(i, policy);
-        decisions.iter().position(|d| d.policy == policy && d.values == v)
-    };
+    let lay = layout::layout(axes, values, points);
+    let scenarios = &lay.scenarios;
+    let weights_given = axes.iter().any(|a| a.role == Role::Condition && a.weights.is_some());
 
     // Each scenario point on its own: its candidates, its correction, its best decision.
     let index_of: HashMap<usize, usize> = points.iter().enumerate().map(|(i, pr)| (pr.point, i)).collect();
-    let mut cells: Vec<Vec<Option<Cell>>> = vec![vec![None; scenarios.len()]; decisions.len()];
+    let mut cells: Vec<Vec<Option<Cell>>> = vec![vec![None; scenarios.len()]; lay.decisions.len()];
     let mut per_scenario = Vec::new();
     let mut best = Vec::new();
     for (s, sp) in scenarios.iter().enumerate() {
@@ -299,52 +211,100 @@ pub fn analyse(
         let rec = recommend::recommend(&subset, targets, rule);
         for v in rec.met.iter().chain(&rec.ruled_out) {
             let i = index_of[&v.point];
-            if let Some(d) = decision_of(i, &v.policy)
+            if let Some(d) = lay.decision_of(i, &v.policy)
                 && cells[d][s].is_none()
             {
                 cells[d][s] = Some(Cell { point: i, verdict: v.clone() });
             }
         }
-        best.push(rec.chosen.as_ref().and_then(|v| decision_of(index_of[&v.point], &v.policy)));
+        best.push(rec.chosen.as_ref().and_then(|v| lay.decision_of(index_of[&v.point], &v.policy)));
         per_scenario.push(rec);
     }
-    let _ = scenario_of;
 
     let cost = |d: usize, s: usize| cells[d][s].as_ref().map_or(f64::NAN, |c| c.verdict.cost.mean);
     let feasible = |d: usize, s: usize| cells[d][s].as_ref().is_some_and(Cell::feasible);
     let best_cost: Vec<Option<f64>> = best.iter().enumerate().map(|(s, b)| b.map(|d| cost(d, s))).collect();
+    let regrets: Vec<Vec<Option<Regret>>> = (0..lay.decisions.len())
+        .map(|d| {
+            (0..scenarios.len())
+                .map(|s| {
+                    let b = best[s]?;
+                    let (ca, cb) = (cells[d][s].as_ref().filter(|c| c.feasible())?, cells[b][s].as_ref()?);
+                    if d == b {
+                        return Some(Regret::zero());
+                    }
+                    let side = |c: &Cell, d: usize| (lay.decisions[d].policy.as_str(), c.point);
+                    let ((pa, ia), (pb, ib)) = (side(ca, d), side(cb, b));
+                    Some(regret::regret(
+                        (pa, &points[ia].costs, &ca.verdict.cost),
+                        (pb, &points[ib].costs, &cb.verdict.cost),
+                    ))
+                })
+                .collect()
+        })
+        .collect();
     // The smallest value wins; ties go to the smaller mean cost over the points, then
     // to the earlier decision.
     let mean_cost = |d: usize| (0..scenarios.len()).map(|s| cost(d, s)).sum::<f64>() / scenarios.len().max(1) as f64;
-    let pick = |criterion: Criterion, scored: Vec<(usize, f64, Option<usize>)>| -> Option<Robust> {
-        scored
+    let order = |a: &(usize, f64, Option<usize>), b: &(usize, f64, Option<usize>)| {
+        a.1.total_cmp(&b.1).then(mean_cost(a.0).total_cmp(&mean_cost(b.0))).then(a.0.cmp(&b.0))
+    };
+    // `scored` by the criterion; `relaxed` the same score were every decision feasible
+    // everywhere (to find the alternative only the targets rule out).
+    let pick = |criterion: Criterion,
+                scored: Vec<(usize, f64, Option<usize>)>,
+                relaxed: Vec<(usize, f64, Option<usize>)>|
+     -> Option<Robust> {
+        let mut ranked: Vec<(usize, f64, Option<usize>)> = scored.into_iter().filter(|x| x.1.is_finite()).collect();
+        ranked.sort_by(order);
+        let (decision, value, at) = *ranked.first()?;
+        let mut ruled_out: Vec<RuledOut> = relaxed
             .into_iter()
-            .filter(|x| x.1.is_finite())
-            .min_by(|a, b| a.1.total_cmp(&b.1).then(mean_cost(a.0).total_cmp(&mean_cost(b.0))).then(a.0.cmp(&b.0)))
-            .map(|(decision, value, at)| Robust { criterion, decision, value, at })
+            .filter(|x| x.1.is_finite() && x.1 < value && x.0 != decision)
+            .filter_map(|(d, v, _)| {
+                let at: Vec<usize> = (0..scenarios.len()).filter(|&s| best[s].is_some() && !feasible(d, s)).collect();
+                if at.is_empty() {
+                    return None;
+                }
+                let marginal = at.iter().all(|&s| marginal(&cells, points, d, s, targets, rule, &lay));
+                Some(RuledOut { decision: d, value: v, at, marginal })
+            })
+            .collect();
+        ruled_out.sort_by(|a, b| a.at.len().cmp(&b.at.len()).then(a.value.total_cmp(&b.value)));
+        Some(Robust {
+            criterion,
+            decision,
+            value,
+            at,
+            runner_up: ranked.get(1).copied(),
+            ruled_out: ruled_out.into_iter().next(),
+        })
     };
     let minimax = if best_cost.iter().all(Option::is_none) {
         None
     } else {
-        let scored = (0..decisions.len())
-            .map(|d| {
-                let mut worst = (0.0, None);
-                for (s, b) in best_cost.iter().enumerate() {
-                    let Some(b) = b else { continue };
-                    let r = if feasible(d, s) { cost(d, s) - b } else { f64::INFINITY };
-                    if worst.1.is_none() || r > worst.0 {
-                        worst = (r, Some(s));
-                    }
+        let worst_regret = |d: usize, relax: bool| {
+            let mut worst = (0.0, None);
+            for (s, b) in best_cost.iter().enumerate() {
+                let Some(b) = b else { continue };
+                let r = if feasible(d, s) || relax && cells[d][s].is_some() { cost(d, s) - b } else { f64::INFINITY };
+                if worst.1.is_none() || r > worst.0 {
+                    worst = (r, Some(s));
                 }
-                (d, worst.0, worst.1)
-            })
-            .collect();
-        pick(Criterion::MinimaxRegret, scored)
+            }
+            (d, worst.0, worst.1)
+        };
+        let n = lay.decisions.len();
+        pick(
+            Criterion::MinimaxRegret,
+            (0..n).map(|d| worst_regret(d, false)).collect(),
+            (0..n).map(|d| worst_regret(d, true)).collect(),
+        )
     };
-    let worst_over = |d: usize, inside: &dyn Fn(usize) -> bool| -> (f64, Option<usize>) {
+    let worst_over = |d: usize, inside: &dyn Fn(usize) -> bool, relax: bool| -> (f64, Option<usize>) {
         let mut worst = (f64::NEG_INFINITY, None);
         for s in (0..scenarios.len()).filter(|&s| inside(s)) {
-            if !feasible(d, s) {
+            if !(feasible(d, s) || relax && cells[d][s].is_some()) {
                 return (f64::INFINITY, Some(s));
             }
             if cost(d, s) > worst.0 {
@@ -353,50 +313,75 @@ pub fn analyse(
         }
         worst
     };
-    let worst_case = pick(
-        Criterion::WorstCase,
-        (0..decisions.len())
+    let worst_case_of = |relax: bool| -> Vec<(usize, f64, Option<usize>)> {
+        (0..lay.decisions.len())
             .map(|d| {
-                let (v, at) = worst_over(d, &|_| true);
+                let (v, at) = worst_over(d, &|_| true, relax);
                 (d, v, at)
             })
-            .collect(),
-    );
+            .collect()
+    };
+    let worst_case = pick(Criterion::WorstCase, worst_case_of(false), worst_case_of(true));
     let weighted = if weights_given {
-        let scored = (0..decisions.len())
-            .map(|d| {
-                let (w, _) = worst_over(d, &|s| scenarios[s].weight > 0.0);
-                let v = if w.is_finite() {
-                    scenarios
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, sp)| sp.weight > 0.0)
-                        .map(|(s, sp)| sp.weight * cost(d, s))
-                        .sum()
-                } else {
-                    f64::INFINITY
-                };
-                (d, v, None)
-            })
-            .collect();
-        pick(Criterion::WeightedCost, scored)
+        let weighted_of = |relax: bool| -> Vec<(usize, f64, Option<usize>)> {
+            (0..lay.decisions.len())
+                .map(|d| {
+                    let (w, _) = worst_over(d, &|s| scenarios[s].weight > 0.0, relax);
+                    let v = if w.is_finite() {
+                        scenarios
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, sp)| sp.weight > 0.0)
+                            .map(|(s, sp)| sp.weight * cost(d, s))
+                            .sum()
+                    } else {
+                        f64::INFINITY
+                    };
+                    (d, v, None)
+                })
+                .collect()
+        };
+        pick(Criterion::WeightedCost, weighted_of(false), weighted_of(true))
     } else {
         None
     };
     Analysis {
         targets: targets.to_vec(),
         rule,
-        condition_keys: cond.iter().map(|&a| axes[a].key.clone()).collect(),
-        decision_keys: dec.iter().map(|&a| axes[a].key.clone()).collect(),
-        scenarios,
-        decisions,
+        condition_keys: lay.condition_keys,
+        decision_keys: lay.decision_keys,
+        scenarios: lay.scenarios,
+        decisions: lay.decisions,
         cells,
+        regrets,
         per_scenario,
         best,
         minimax,
         worst_case,
         weighted,
         weights_given,
+    }
+}
+
+/// Whether decision `d` fails at scenario point `s` only by its interval: its mean meets
+/// every target (mean-year rule), or its share of years that missed is within the
+/// allowed chance (risk rule).
+fn marginal(
+    cells: &[Vec<Option<Cell>>],
+    points: &[PointResult],
+    d: usize,
+    s: usize,
+    targets: &[Target],
+    rule: Rule,
+    lay: &layout::Layout,
+) -> bool {
+    let Some(c) = cells[d][s].as_ref() else { return false };
+    match rule {
+        Rule::MeanYear => targets.iter().all(|t| {
+            let m = recommend::target_summary(&points[c.point].summaries, &lay.decisions[d].policy, t).mean;
+            m.is_finite() && if t.cmp == crate::target::Cmp::AtMost { m <= t.value } else { m >= t.value }
+        }),
+        Rule::Risk { max_miss } => c.verdict.miss.is_some_and(|m| m.share() <= max_miss),
     }
 }
 
@@ -419,6 +404,21 @@ impl Analysis {
         out
     }
 
+    /// Per analysed point (`n` of them), the set its Bonferroni correction runs over: its
+    /// scenario point's label, K there, and each bound's confidence (for `risk.csv`, so it
+    /// is corrected over the same set as `decisions.csv`).
+    pub fn corrections(&self, n: usize) -> Vec<(String, usize, f64)> {
+        (0..n)
+            .map(|i| match self.scenarios.iter().position(|s| s.points.contains(&i)) {
+                Some(s) => {
+                    let r = &self.per_scenario[s];
+                    (self.scenarios[s].label.clone(), r.candidates, r.confidence_each)
+                }
+                None => (String::new(), 0, f64::NAN),
+            })
+            .collect()
+    }
+
     /// The confidence of "meets the targets at every scenario point" (Bonferroni over the
     /// points, each at 95%).
     pub fn joint_confidence(&self) -> f64 {
@@ -430,7 +430,9 @@ impl Analysis {
 mod tests {
     use super::*;
     use crate::experiment::Summaries;
+    use crate::experiment::summary::SummaryRow;
     use crate::stats::t_975;
+    use crate::sweep::recommend::YearCosts;
     use crate::target::parse_target;
 
     fn summary(mean: f64, half_width: f64) -> Summary {
@@ -452,6 +454,7 @@ mod tests {
             label: format!("point {i}"),
             summaries: Summaries { rows, paired: Vec::new(), classes: Vec::new(), seasons: Vec::new() },
             risk: Vec::new(),
+            costs: Vec::new(),
         }
     }
 
@@ -487,27 +490,30 @@ mod tests {
         let a = analyse(&axes(), &values, &points, &t, Rule::MeanYear);
         assert_eq!(a.scenarios.len(), 2);
         let labels: Vec<&str> = a.decisions.iter().map(|d| d.label.as_str()).collect();
-        assert_eq!(labels, ["campus-only", "overflow (threshold_hours=4)", "overflow (threshold_hours=12)"]);
+        assert_eq!(labels, ["campus-only", "overflow with threshold_hours=4", "overflow with threshold_hours=12"]);
         let best: Vec<&str> = a.best.iter().map(|b| a.decisions[b.unwrap()].label.as_str()).collect();
-        assert_eq!(best, ["overflow (threshold_hours=12)", "overflow (threshold_hours=4)"]);
+        assert_eq!(best, ["overflow with threshold_hours=12", "overflow with threshold_hours=4"]);
         // Bonferroni over the candidates at each scenario point: campus-only once, two thresholds.
         assert_eq!(a.per_scenario[0].candidates, 3);
         assert!((a.per_scenario[0].confidence_each - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
         // Only threshold 4 meets the target at both points.
         let wc = a.worst_case.as_ref().unwrap();
-        assert_eq!(a.decisions[wc.decision].label, "overflow (threshold_hours=4)");
+        assert_eq!(a.decisions[wc.decision].label, "overflow with threshold_hours=4");
         assert_eq!((wc.value, wc.at), (6000.0, Some(1)));
         let text = a.render(&points);
         assert!(
-            text.contains("exam=1.3") && text.contains("worst-case compliance: overflow (threshold_hours=4)"),
+            text.contains("exam=1.3") && text.contains("worst-case compliance: overflow with threshold_hours=4"),
             "{text}"
         );
         let csv = String::from_utf8(a.csv(&points)).unwrap();
         assert!(
-            csv.lines().nth(1).unwrap().starts_with("best,exam=1,1,overflow (threshold_hours=12),overflow,12,true,0,"),
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("best,exam=1,1,overflow with threshold_hours=12,overflow,12,true,0,"),
             "{csv}"
         );
-        assert!(!a.render_details().contains("choose policy"));
+        assert!(!a.render_details(&points).contains("choose policy"));
     }
 
     #[test]
@@ -564,7 +570,89 @@ mod tests {
         let a = analyse(&axes(), &values, &points, &t, Rule::MeanYear);
         assert_eq!(a.best[1], None);
         assert!(a.worst_case.is_none());
-        assert_eq!(a.decisions[a.minimax.as_ref().unwrap().decision].label, "overflow (threshold_hours=12)");
+        assert_eq!(a.decisions[a.minimax.as_ref().unwrap().decision].label, "overflow with threshold_hours=12");
         assert!(a.render(&points).contains("no decision meets the targets"));
+    }
+
+    /// Per-year costs for every policy of every point: its mean cost plus a swing shared
+    /// by all policies in the same year (common random numbers).
+    fn with_years(points: &mut [PointResult]) {
+        let swing = [-400.0, 300.0, -100.0, 200.0, 0.0];
+        for pr in points.iter_mut() {
+            let mut costs = Vec::new();
+            for r in pr.summaries.rows.iter().filter(|r| r.metric == Metric::TotalCost) {
+                let years = (0..20u64).map(|y| (y, r.summary.mean + swing[y as usize % 5] + (y % 2) as f64)).collect();
+                costs.push(YearCosts { policy: r.policy.clone(), years });
+            }
+            pr.costs = costs;
+        }
+    }
+
+    /// Issue 26, item 4: regrets were printed without intervals and nothing said which
+    /// decisions the data cannot tell apart. (Seen failing with the pairing removed: the
+    /// interval was Welch's and the text said so.)
+    #[test]
+    fn regrets_are_paired_over_the_years_and_near_ties_are_equivalent() {
+        // Light exams: threshold 12 costs 4000, threshold 4 costs 4050 (1.25% more: equivalent).
+        // Heavy exams: only threshold 4 meets the target.
+        let (values, mut points) = sweep([[(4050.0, 1.0), (4000.0, 1.5)], [(6000.0, 1.2), (4500.0, 3.0)]]);
+        let t = vec![parse_target("wait_p95_h<=2").unwrap()];
+        let unpaired = analyse(&axes(), &values, &points, &t, Rule::MeanYear);
+        with_years(&mut points);
+        let a = analyse(&axes(), &values, &points, &t, Rule::MeanYear);
+        let t4 = a.decisions.iter().position(|d| d.label == "overflow with threshold_hours=4").unwrap();
+        let r = a.regrets[t4][0].expect("feasible where a best exists");
+        assert_eq!(r.pairing, Pairing::Paired(20));
+        // The same swing in both: the difference is 50 ± a fraction of a CNY.
+        assert!((r.mean - 50.0).abs() < 1e-9 && r.high - r.low < 1.0, "{r:?}");
+        assert_eq!(a.regrets[t4][1], Some(Regret::zero()), "the best at heavy exams");
+        let w = unpaired.regrets[t4][0].unwrap();
+        assert_eq!(w.pairing, Pairing::Welch);
+        assert!(w.high - w.low > 10.0 * (r.high - r.low), "unpaired is much wider: {w:?}");
+        assert_eq!(a.equivalents(0).iter().map(|e| e.0).collect::<Vec<_>>(), [t4]);
+        let details = a.render_details(&points);
+        assert!(details.contains("paired over the same 20") && details.contains("equivalent"), "{details}");
+        assert!(unpaired.render_details(&points).contains("Welch's, unpaired"), "labelled honestly");
+        let csv = String::from_utf8(a.csv(&points)).unwrap();
+        let row = csv.lines().find(|l| l.starts_with("equivalent,exam=1,")).expect("an equivalent row");
+        assert!(row.contains(",paired,true,") && row.contains("the 3 candidates at exam=1"), "{row}");
+        // 5000 against 4000 with a narrow paired interval is not equivalent.
+        let (values, mut points) = sweep([[(5000.0, 1.0), (4000.0, 1.5)], [(6000.0, 1.2), (4500.0, 3.0)]]);
+        with_years(&mut points);
+        assert!(analyse(&axes(), &values, &points, &t, Rule::MeanYear).equivalents(0).is_empty());
+    }
+
+    /// Issue 26, item 4: the robust choice rested on one marginal point and the output did
+    /// not say so. (Seen failing with `marginal` always false: the last line lacked the
+    /// "only the interval misses" clause.)
+    #[test]
+    fn the_robust_choice_names_its_deciding_point_and_the_alternative_ruled_out() {
+        let (values, mut points) = sweep([[(5000.0, 1.0), (4000.0, 1.5)], [(6000.0, 1.2), (4500.0, 3.0)]]);
+        let t = vec![parse_target("wait_p95_h<=2").unwrap()];
+        let a = analyse(&axes(), &values, &points, &t, Rule::MeanYear);
+        let m = a.minimax.as_ref().unwrap();
+        assert_eq!((a.decisions[m.decision].label.as_str(), m.at), ("overflow with threshold_hours=4", Some(0)));
+        let x = m.ruled_out.as_ref().expect("threshold 12 would have a smaller worst regret");
+        assert_eq!(
+            (a.decisions[x.decision].label.as_str(), x.at.clone(), x.marginal),
+            ("overflow with threshold_hours=12", vec![1], false)
+        );
+        // Heavy exams at threshold 12: the mean 1.95 h meets 2 h, only its interval does not.
+        let p95 = points[3]
+            .summaries
+            .rows
+            .iter_mut()
+            .find(|r| r.policy == "overflow" && r.metric == Metric::WaitP95)
+            .unwrap();
+        p95.summary = summary(1.95, 0.5);
+        let a = analyse(&axes(), &values, &points, &t, Rule::MeanYear);
+        assert!(a.minimax.as_ref().unwrap().ruled_out.as_ref().unwrap().marginal);
+        let text = a.render(&points);
+        assert!(text.contains("decided at exam=1, where its worst regret occurs"), "{text}");
+        assert!(
+            text.contains("overflow with threshold_hours=12 would do better")
+                && text.contains("only the interval misses there"),
+            "{text}"
+        );
     }
 }

@@ -42,6 +42,18 @@ pub struct PointResult {
     /// Per policy, the simulated years that missed the targets (empty when the point's
     /// per-year values are not available; [`Rule::Risk`] then cannot judge it).
     pub risk: Vec<PolicyRisk>,
+    /// Per policy, the total cost of each simulated year (empty when not available):
+    /// regrets are then paired over the years ([`crate::sweep::decide`]).
+    pub costs: Vec<YearCosts>,
+}
+
+/// One policy's total cost in each simulated year of a point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct YearCosts {
+    /// Policy.
+    pub policy: String,
+    /// (replication index, total_cost_cny), in file order.
+    pub years: Vec<(u64, f64)>,
 }
 
 /// How candidates are judged against the targets.
@@ -523,6 +535,7 @@ mod tests {
                 seasons: Vec::new(),
             },
             risk: vec![PolicyRisk { policy: policy.into(), count: MissCount { years: n, missed, undefined: 0 } }],
+            costs: Vec::new(),
         }
     }
 

@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Sweep;
+use super::recommend::YearCosts;
 use crate::experiment::risk::{MissCount, PolicyRisk};
 use crate::experiment::{ClassRow, PairedRow, Results, Summaries, SummaryRow};
 use crate::metrics::Metric;
@@ -294,6 +295,37 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Per policy, the total cost of each simulated year of a finished point (from its
+    /// `replications.csv`), for regrets paired over the years. `None` when the point has
+    /// no such file (a folder written by an older burstsim): regrets are then unpaired.
+    ///
+    /// # Errors
+    /// [`StoreError::Damaged`] for an unreadable file, a missing column or a bad number.
+    pub fn load_costs(&self, point: usize) -> Result<Option<Vec<YearCosts>>, StoreError> {
+        let path = self.point_dir(point).join("replications.csv");
+        if !path.exists() {
+            return Ok(None);
+        }
+        let mut out: Vec<YearCosts> = Vec::new();
+        let mut bad = None;
+        read_years(&path, None, &[Metric::TotalCost.name().to_string()], |policy, rep, values| {
+            let Ok(rep) = rep.parse::<u64>() else {
+                bad = Some(format!("replication '{rep}' is not a count"));
+                return;
+            };
+            if out.last().is_none_or(|c| c.policy != policy) {
+                out.push(YearCosts { policy: policy.to_string(), years: Vec::new() });
+            }
+            out.last_mut().expect("pushed").years.push((rep, values[0]));
+        })?;
+        match bad {
+            Some(e) => Err(StoreError::Damaged(path.display().to_string(), e)),
+            None => Ok(Some(out)),
+        }
+    }
+}
+
 /// Reads per-year rows of `replications.csv` (or, with `class`, the rows of that class in
 /// `class_replications.csv`), calling `row(policy, replication, values of columns)`.
 fn read_years(
@@ -325,20 +357,36 @@ fn read_years(
 }
 
 /// `risk.csv` of a sweep: per point and policy, the years that missed the targets, the
-/// exact 95% interval of the chance of a miss, and (with `--risk`) the Bonferroni-corrected
-/// upper bound the choice used.
-pub fn risk_csv(sweep: &Sweep, targets: &[Target], risks: &[Vec<PolicyRisk>], confidence_each: f64) -> Vec<u8> {
+/// exact 95% interval of the chance of a miss, and the Bonferroni-corrected upper bound
+/// the risk rule uses. `correction[i]` is point `i`'s scenario point and its K candidates:
+/// the bound is corrected over the candidates at that scenario point, the same set as
+/// `decisions.csv` (docs/STATISTICS.md §2), and the last columns say so.
+pub fn risk_csv(
+    sweep: &Sweep,
+    targets: &[Target],
+    risks: &[Vec<PolicyRisk>],
+    correction: &[(String, usize, f64)],
+) -> Vec<u8> {
     let mut header = vec!["point".to_string()];
     header.extend(sweep.params.iter().map(|p| p.key.clone()));
     header.extend(out_csv::RISK_COLUMNS.iter().map(|c| c.to_string()));
-    header.extend(["upper_bound".to_string(), "upper_bound_confidence".to_string()]);
+    header.extend(
+        ["upper_bound", "upper_bound_confidence", "scenario_point", "candidates", "corrected_over"].map(String::from),
+    );
     let mut w = CsvBytes::new(&header);
     for (i, point) in risks.iter().enumerate() {
+        let (label, k, confidence) = &correction[i];
         for r in point {
             let mut row = vec![i.to_string()];
             row.extend(sweep.points[i].iter().cloned());
             row.extend(out_csv::risk_fields(targets, r));
-            row.extend([crate::write::num(r.count.upper(confidence_each)), crate::write::num(confidence_each)]);
+            row.extend([
+                crate::write::num(r.count.upper(*confidence)),
+                crate::write::num(*confidence),
+                label.clone(),
+                k.to_string(),
+                format!("the {k} candidates at {label}"),
+            ]);
             w.row(&row);
         }
     }

@@ -371,8 +371,69 @@ fn a_policy_is_shown_once_only_when_its_whole_row_is_the_same_at_every_point() {
     let rows = |policy: &str| table.lines().filter(|l| l.split_whitespace().any(|w| w == policy)).collect::<Vec<_>>();
     let swept = rows("overflow-2h");
     assert_eq!(swept.len(), 2, "one row per point: its waits differ though its cost is 0 at both:\n{table}");
-    assert!(swept.iter().all(|l| !l.contains("(same at every point)")), "{table}");
+    assert!(swept[0].trim_start().starts_with("overflow-2h with threshold_hours=0 "), "named by the value:\n{table}");
+    assert!(swept[1].trim_start().starts_with("overflow-2h with threshold_hours=8 "), "{table}");
     assert!(swept[0].split_whitespace().any(|w| w == "0"), "the cost is 0 at every point:\n{table}");
     let untouched = rows("campus-only");
-    assert!(untouched.len() == 1 && untouched[0].starts_with("(same at every point)"), "{table}");
+    assert!(untouched.len() == 1 && untouched[0].trim_start().starts_with("campus-only "), "one decision:\n{table}");
+}
+
+/// Issue 26, item 3: the sweep table had one row per point and policy (120 rows for the
+/// exam-season sweep, each repeating the whole point label, out of line), and the
+/// unstable warning did not say where. (Seen failing before: 2 × 9 rows, and a warning
+/// without the list.)
+#[test]
+fn the_sweep_table_has_one_aligned_row_per_decision_grouped_by_condition() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = burstsim()
+        .args(["sweep", TINY, "-n", "2", "--no-charts", "--target", "wait_p95_h<=2"])
+        .args(["-p", "policies.overflow-2h.threshold_hours=0,8", "-p", "background.offered_load=0.6,1.3"])
+        .arg("--out")
+        .arg(dir.path().join("s"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let table: Vec<&str> = out.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+    let groups: Vec<&&str> = table.iter().filter(|l| l.trim_end().ends_with(':')).collect();
+    assert_eq!(
+        groups.iter().map(|l| l.trim()).collect::<Vec<_>>(),
+        ["background.offered_load=0.6:", "background.offered_load=1.3:"],
+        "one group per condition value:\n{out}"
+    );
+    let rows: Vec<&&str> = table.iter().skip(1).filter(|l| !l.trim_end().ends_with(':')).collect();
+    // Per group: 8 untouched policies once, and overflow-2h at each of its 2 thresholds.
+    assert_eq!(rows.len(), 2 * 10, "{out}");
+    for policy in ["campus-only", "overflow-2h with threshold_hours=8"] {
+        let n = rows.iter().filter(|l| l.trim_start().starts_with(&format!("{policy} "))).count();
+        assert_eq!(n, 2, "{policy} once per group:\n{out}");
+    }
+    // Right-aligned columns end at the same place on every row.
+    let ends: Vec<usize> = rows.iter().map(|l| l.chars().count()).collect();
+    assert!(ends.windows(2).all(|w| w[0] == w[1]), "aligned:\n{}", table.join("\n"));
+    let err = String::from_utf8(o.stderr).unwrap();
+    // An offered load of 1.3 overloads the campus: the warning names the decisions and points.
+    assert!(err.contains("unstable in some replications at"), "{err}");
+    assert!(
+        err.contains("Unstable:\n  ") && err.contains("campus-only at background.offered_load=1.3"),
+        "names where:\n{err}"
+    );
+    // risk.csv and decisions.csv correct over the same set: each scenario point's candidates.
+    let risk = std::fs::read_to_string(dir.path().join("s/risk.csv")).unwrap();
+    let decisions = std::fs::read_to_string(dir.path().join("s/decisions.csv")).unwrap();
+    let column = |text: &str, name: &str| -> Vec<String> {
+        let mut lines = text.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let at = head.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}: {head:?}"));
+        lines.map(|l| l.split(',').nth(at).unwrap().to_string()).collect()
+    };
+    let k_risk: std::collections::BTreeSet<(String, String)> =
+        column(&risk, "scenario_point").into_iter().zip(column(&risk, "upper_bound_confidence")).collect();
+    let k_dec: std::collections::BTreeSet<(String, String)> =
+        column(&decisions, "scenario_point").into_iter().zip(column(&decisions, "confidence_each")).collect();
+    assert_eq!(k_risk, k_dec, "the same correction per scenario point");
+    assert_eq!(k_risk.len(), 2);
+    assert!(
+        column(&risk, "corrected_over").iter().all(|c| c.starts_with("the 10 candidates at background.offered_load="))
+    );
 }

@@ -15,7 +15,6 @@ use crate::common::{EXIT_INTERRUPTED, UsageError, announced, interrupted, lock_o
 
 /// Runs `burstsim sweep`.
 pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
-    use burstsim::metrics::Metric;
     use burstsim::sweep::{self, Sweep, recommend, store};
     let targets =
         a.targets.iter().map(|t| recommend::parse_target(t).map_err(UsageError)).collect::<Result<Vec<_>, _>>()?;
@@ -178,6 +177,8 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
     } else {
         (0..total).map(|p| st.load_risk(p, &targets)).collect::<Result<_, _>>()?
     };
+    let costs: Vec<Option<Vec<recommend::YearCosts>>> =
+        (0..total).map(|p| st.load_costs(p)).collect::<Result<_, _>>()?;
     let points: Vec<recommend::PointResult> = summaries
         .into_iter()
         .enumerate()
@@ -186,73 +187,27 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
             label: sw.label(i),
             summaries: s,
             risk: risks[i].clone().unwrap_or_default(),
+            costs: costs[i].clone().unwrap_or_default(),
         })
         .collect();
+    let axes: Vec<sweep::decide::Axis> = sw
+        .params
+        .iter()
+        .map(|p| sweep::decide::Axis { key: p.key.clone(), role: p.role, weights: p.weights.clone() })
+        .collect();
+    let layout = sweep::decide::layout(&axes, &sw.points, &points);
 
     let mut report = String::new();
     report.push_str(&format!(
-        "{}: sweep of {} points × {} policies, {} replications per point; mean ± 95% CI half-width\n\n",
+        "{}: sweep of {} points × {} policies, {} replications per point; mean ± 95% CI half-width; \
+         one row per decision{}\n\n",
         first.name,
         total,
         first.policies.len(),
-        first.replications
+        first.replications,
+        if layout.condition_keys.is_empty() { String::new() } else { ", grouped by scenario point".to_string() }
     ));
-    report.push_str(&format!(
-        "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{}\n",
-        "point",
-        "policy",
-        "total cost (CNY)",
-        "mean wait (h)",
-        "p95 wait (h)",
-        "cloud (%)",
-        if targets.is_empty() { String::new() } else { format!(" {:>16}", "years missing") }
-    ));
-    let row = |label: &str, pr: &recommend::PointResult, name: &str| {
-        let g = |m: Metric| pr.summaries.get(name, m).map(|r| r.summary);
-        let f = |m: Metric, scale: f64, d: usize| {
-            g(m).map_or("–".to_string(), |s| {
-                if s.half_width.is_nan() {
-                    format!("{:.*}", d, s.mean * scale)
-                } else {
-                    format!("{:.*} ± {:.*}", d, s.mean * scale, d, s.half_width * scale)
-                }
-            })
-        };
-        let missing = if targets.is_empty() {
-            String::new()
-        } else {
-            let c = pr.risk.iter().find(|r| r.policy == name).map(|r| r.count);
-            format!(
-                " {:>16}",
-                c.map_or("–".to_string(), |c| format!("{}/{} ({:.0}%)", c.missed, c.years, c.share() * 100.0))
-            )
-        };
-        format!(
-            "{:<44} {:<20} {:>22} {:>16} {:>16} {:>12}{missing}\n",
-            label,
-            name,
-            f(Metric::TotalCost, 1.0, 0),
-            f(Metric::WaitMean, 1.0, 2),
-            f(Metric::WaitP95, 1.0, 2),
-            f(Metric::CloudJobShare, 100.0, 1)
-        )
-    };
-    // A policy the sweep does not touch has the same results at every point: show it once.
-    // It is "the same" when its whole row reads the same at every point (every shown
-    // figure and the years missing the targets): with zero prices the cost alone is the
-    // same at every point while the waits differ.
-    let constant = |name: &str| {
-        let first_row = row("", &points[0], name);
-        points.len() > 1 && points.iter().all(|pr| row("", pr, name) == first_row)
-    };
-    for pr in &points {
-        for policy in first.policies.iter().filter(|p| !constant(&p.name)) {
-            report.push_str(&row(&pr.label, pr, &policy.name));
-        }
-    }
-    for policy in first.policies.iter().filter(|p| constant(&p.name)) {
-        report.push_str(&row("(same at every point)", &points[0], &policy.name));
-    }
+    report.push_str(&sweep::table::sweep_table(&layout, &points, !targets.is_empty()));
     let conditions = sw.params.iter().any(|p| p.role == sweep::Role::Condition);
     st.record_analysis(&sw, &targets, a.risk)?;
     if targets.is_empty() {
@@ -271,26 +226,31 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
             None => recommend::Rule::MeanYear,
             Some(max_miss) => recommend::Rule::Risk { max_miss },
         };
-        let axes: Vec<sweep::decide::Axis> = sw
-            .params
-            .iter()
-            .map(|p| sweep::decide::Axis { key: p.key.clone(), role: p.role, weights: p.weights.clone() })
-            .collect();
         let analysis = sweep::decide::analyse(&axes, &sw.points, &points, &targets, rule);
         burstsim::write::atomic_write(&out_dir.join("decisions.csv"), &encoding.encode(analysis.csv(&points)))?;
+        // Prose is wrapped to the page width; the tables of the analysis are laid out whole.
+        let wrap = |t: String| sweep::table::wrap(&t, sweep::table::WIDTH);
         let (text, full) = if conditions {
             // Conditions are not choices: no "cheapest point" over them, but the best
             // decision at each scenario point and a robust choice.
             let text = analysis.render(&points);
-            (text.clone(), text + &analysis.render_details())
+            (text.clone(), text + &analysis.render_details(&points))
         } else {
+            let equivalents = analysis.render_equivalents();
+            let details = analysis.render_details(&points);
             match a.risk {
-                None => (recommend::render(&mean, 12), recommend::render(&mean, usize::MAX)),
+                None => (
+                    wrap(recommend::render(&mean, 12) + &equivalents),
+                    wrap(recommend::render(&mean, usize::MAX) + &equivalents) + &details,
+                ),
                 Some(max_miss) => {
                     let risk = recommend::recommend(&points, &targets, recommend::Rule::Risk { max_miss });
                     // Only the risk rule's choice reads "choose policy …": charts mark that one.
                     let compare = format!("\n{}", recommend::render_comparison(&mean));
-                    (recommend::render(&risk, 12) + &compare, recommend::render(&risk, usize::MAX) + &compare)
+                    (
+                        wrap(recommend::render(&risk, 12) + &equivalents + &compare),
+                        wrap(recommend::render(&risk, usize::MAX) + &equivalents + &compare) + &details,
+                    )
                 }
             }
         };
@@ -299,7 +259,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
             let all: Vec<_> = risks.iter().map(|r| r.clone().unwrap_or_default()).collect();
             burstsim::write::atomic_write(
                 &out_dir.join("risk.csv"),
-                &encoding.encode(store::risk_csv(&sw, &targets, &all, mean.confidence_each)),
+                &encoding.encode(store::risk_csv(&sw, &targets, &all, &analysis.corrections(total))),
             )?;
         } else {
             let _ = std::fs::remove_file(out_dir.join("risk.csv"));
@@ -354,7 +314,8 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
         points.iter().filter(|p| p.summaries.rows.iter().any(|r| r.unstable_replications > 0)).count();
     if unstable > 0 {
         say!(
-            "burstsim: warning: the campus is unstable in some replications at {unstable} of {total} points (offered load ≥ 1 or a growing backlog); their averages depend on the horizon"
+            "burstsim: warning: the campus is unstable in some replications at {unstable} of {total} points (offered load ≥ 1 or a growing backlog); their averages depend on the horizon. Unstable:\n  {}",
+            sweep::table::unstable(&layout, &points).join("\n  ")
         );
     }
     say!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
