@@ -82,7 +82,7 @@ labels! {
     WaitCdfTitle => "How long jobs wait", "作业等待时间分布";
     CostBreakdownTitle => "Cost by component", "成本构成";
     ClassWaitCdfTitle => "How long jobs wait, by job class", "各类作业的等待时间分布";
-    MainRuns => "main runs", "主训练任务";
+    MainRuns => "counted as main runs", "计为主训练";
     NoteClassCdf => "Each panel: share of the class's jobs (%) that waited at most the time on the log axis; all replications pooled.",
         "每个子图：该类作业中等待不超过横轴时间（对数刻度）的比例（%）；汇总全部重复。";
     CampusTitle => "Campus queue and busy GPUs over time", "校内集群排队与在用GPU随时间变化";
@@ -136,6 +136,9 @@ labels! {
         "按月平均的每日数据；校内利用率按{}块GPU计算。";
     NoteSweep => "Mean ± 95% CI at each point; {} replications per point.",
         "每个取值点的平均值 ± 95%置信区间；每点{}次重复。";
+    NoteSweepAt => "Mean and {} CI at each point (each bound at the confidence the recommendation uses: 95% Bonferroni-corrected over its candidates); {} replications per point.",
+        "每个取值点的平均值与{}置信区间（即推荐规则所用的置信度：对候选方案做Bonferroni校正后的95%）；每点{}次重复。";
+    CiAt => "{} CI", "{}置信区间";
     NoteHeatmap => "Cell: mean (± 95% CI half-width). Same colour scale for every policy.",
         "单元格：平均值（± 95%置信区间半宽）。所有策略使用同一色标。";
     MonthFormat => "{}/{}", "{}年{}月";
@@ -171,7 +174,8 @@ labels! {
     Metric => "Metric", "指标";
     Value => "Value", "取值";
     Key => "Key", "键";
-    Section => "Section", "部分";
+    SectionOf => "Section {}", "部分 {}";
+    Setting => "Setting", "设置";
     Difference => "Difference", "差异";
     Unknown => "unknown", "未知";
     RowsTrimmed => "… {} more rows in sweep.csv", "…… 另有{}行见 sweep.csv";

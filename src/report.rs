@@ -9,8 +9,11 @@
 //! 3 MB GB 2312 one), so the page shows Chinese correctly even on a machine without
 //! Chinese fonts.
 
+mod parameters;
 mod seasons;
 mod sensitivity;
+
+use parameters::parameter_blocks;
 
 use std::path::{Path, PathBuf};
 
@@ -130,6 +133,13 @@ pub fn blocks(folder: &Folder, n_charts: usize, lang: Lang) -> Vec<Block> {
     }
 }
 
+/// The scenario's description in the report's language: `description_zh` for Chinese
+/// when given, else `description`.
+fn description(table: &toml::Table, lang: Lang) -> Option<&str> {
+    let zh = if lang == Lang::Zh { table.get("description_zh").and_then(|v| v.as_str()) } else { None };
+    zh.or_else(|| table.get("description").and_then(|v| v.as_str()))
+}
+
 fn version_line(lang: Lang) -> String {
     fill(L::Generated.get(lang), &[env!("CARGO_PKG_VERSION")])
 }
@@ -140,7 +150,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
     let policy = |id: &str| names.policies.get(id, lang);
     let mut b = vec![Block::Title(fill(L::ReportRunTitle.get(lang), &[title]))];
     let mut meta = Vec::new();
-    if let Some(d) = r.table.as_ref().and_then(|t| t.get("description")).and_then(|v| v.as_str()) {
+    if let Some(d) = r.table.as_ref().and_then(|t| description(t, lang)) {
         meta.push(format!("{}{}{d}", t(L::Description), t(L::Colon)));
     }
     let unknown = t(L::Unknown);
@@ -311,7 +321,7 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool, titl
     let mut b = vec![Block::Title(fill(L::ReportSweepTitle.get(lang), &[title]))];
     let points = s.rows.iter().map(|r| r.0).max().map_or(0, |m| m + 1);
     let mut meta = Vec::new();
-    if let Some(d) = s.table.as_ref().and_then(|t| t.get("description")).and_then(|v| v.as_str()) {
+    if let Some(d) = s.table.as_ref().and_then(|t| description(t, lang)) {
         meta.push(format!("{}{}{d}", t(L::Description), t(L::Colon)));
     }
     meta.push(format!("{}{}{}", t(L::SweptParams), t(L::Colon), s.params.join(", ")));
@@ -372,81 +382,6 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool, titl
         None => b.push(Block::Para(t(L::NoScenario))),
     }
     b
-}
-
-/// A TOML value in one short line (strings without quotes).
-fn short(v: &toml::Value) -> String {
-    let s = match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    if s.chars().count() > 90 { format!("{}…", s.chars().take(89).collect::<String>()) } else { s }
-}
-
-/// The scenario's key parameters: the scalar settings of `[simulation]`, `[campus]`,
-/// `[background]` and `[workload]`, and one table per list (classes, offers, policies).
-fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
-    let mut out = Vec::new();
-    let mut scalars = Vec::new();
-    for key in ["name", "description"] {
-        if let Some(v) = table.get(key) {
-            scalars.push(vec![key.to_string(), short(v)]);
-        }
-    }
-    for section in ["simulation", "campus", "background", "workload", "cloud"] {
-        let Some(toml::Value::Table(t)) = table.get(section) else { continue };
-        for (k, v) in t {
-            if !matches!(v, toml::Value::Table(_)) && !is_table_list(v) {
-                scalars.push(vec![format!("{section}.{k}"), short(v)]);
-            }
-        }
-    }
-    out.push(Block::Table(vec![L::Key.get(lang).into(), L::Value.get(lang).into()], scalars));
-    let lists: [(&str, &[&str]); 6] = [
-        ("workload.classes", &["name", "jobs_per_week", "gpus", "runtime_hours", "vram_gb", "deadline_hours"]),
-        ("background.classes", &["name", "share", "gpus", "runtime_hours"]),
-        ("background.seasons", &["name", "start", "end", "multiplier"]),
-        ("workload.seasons", &["name", "start", "end", "multiplier"]),
-        (
-            "cloud.offers",
-            &[
-                "name",
-                "gpu_type",
-                "billing",
-                "price_per_gpu_hour_cny",
-                "price_per_gpu_month_cny",
-                "gpus",
-                "capacity_gpus",
-            ],
-        ),
-        ("policies", &["name", "kind", "threshold_hours", "offers", "reserved_offer", "budget"]),
-    ];
-    for (path, keys) in lists {
-        let mut v: Option<&toml::Value> = None;
-        let mut cur = Some(table);
-        for (i, part) in path.split('.').enumerate() {
-            let next = cur.and_then(|t| t.get(part));
-            if i == path.split('.').count() - 1 {
-                v = next;
-            } else {
-                cur = next.and_then(|n| n.as_table());
-            }
-        }
-        let Some(toml::Value::Array(items)) = v else { continue };
-        let used: Vec<&str> = keys.iter().copied().filter(|k| items.iter().any(|it| it.get(k).is_some())).collect();
-        if items.is_empty() || used.is_empty() {
-            continue;
-        }
-        let rows =
-            items.iter().map(|it| used.iter().map(|k| it.get(k).map(short).unwrap_or_default()).collect()).collect();
-        out.push(Block::Para(format!("{}{}{path}", L::Section.get(lang), L::Colon.get(lang))));
-        out.push(Block::Table(used.iter().map(|k| k.to_string()).collect(), rows));
-    }
-    out
-}
-
-fn is_table_list(v: &toml::Value) -> bool {
-    matches!(v, toml::Value::Array(a) if a.first().is_some_and(|x| x.is_table()))
 }
 
 /// Escapes text for HTML.

@@ -159,6 +159,7 @@ impl Case {
         let raw = RawScenario {
             name: Some(format!("validate-mm{}", self.servers)),
             description: Some(format!("{}: Erlang C validation case", self.name)),
+            description_zh: None,
             label: None,
             label_zh: None,
             simulation: RawSimulation {

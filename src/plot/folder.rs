@@ -143,6 +143,10 @@ pub struct SweepFolder {
     pub axes: Vec<AxisMeta>,
     /// The targets of the last analysis (`sweep.toml`), for the target lines.
     pub targets: Vec<crate::target::Target>,
+    /// The confidence of each bound the recommendation's rule used on means
+    /// (`sweep.toml`'s `confidence_each`: 95% Bonferroni-corrected over the candidates);
+    /// the line charts draw their bands at it. None: 95%.
+    pub band_confidence: Option<f64>,
     /// `decisions.csv`, if the sweep had targets.
     pub decisions: Vec<DecisionRow>,
     /// Display names from `scenario.toml` (ids when it has none).
@@ -499,7 +503,7 @@ fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
         .and_then(|v| v.as_str())
         .map(String::from)
         .unwrap_or_else(|| dir_name(dir));
-    let (axes, targets) = sweep_manifest(dir, &params, &mut notes);
+    let (axes, targets, band_confidence) = sweep_manifest(dir, &params, &mut notes);
     let decisions_path = dir.join("decisions.csv");
     let decisions = if decisions_path.is_file() { decision_rows(&decisions_path)? } else { Vec::new() };
     let names = table.as_ref().map(DisplayNames::from_table).unwrap_or_default();
@@ -514,6 +518,7 @@ fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
         table,
         axes,
         targets,
+        band_confidence,
         decisions,
         names,
         notes,
@@ -525,7 +530,7 @@ fn sweep_manifest(
     dir: &Path,
     params: &[String],
     notes: &mut Vec<String>,
-) -> (Vec<AxisMeta>, Vec<crate::target::Target>) {
+) -> (Vec<AxisMeta>, Vec<crate::target::Target>, Option<f64>) {
     let path = dir.join("sweep.toml");
     let table = match std::fs::read_to_string(&path).map(|t| toml::from_str::<toml::Table>(&t)) {
         Ok(Ok(t)) => t,
@@ -555,7 +560,8 @@ fn sweep_manifest(
             _ => notes.push(format!("'{}': target {v} cannot be read; no target line for it", path.display())),
         }
     }
-    (axes, targets)
+    let confidence = table.get("confidence_each").and_then(|v| v.as_float()).filter(|c| *c > 0.0 && *c < 1.0);
+    (axes, targets, confidence)
 }
 
 fn decision_rows(path: &Path) -> Result<Vec<DecisionRow>, PlotError> {

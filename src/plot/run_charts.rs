@@ -319,7 +319,7 @@ fn cdf_end(series: &[Vec<&WaitPoint>]) -> f64 {
 }
 
 /// Draws CDF lines (one per policy, in policy colours) on `area` with a log wait axis
-/// from 1 minute to `x1` (log10 hours) and a 0–100% share axis.
+/// from 1 minute to `x1` (log10 hours) and a share axis from a little below the lowest curve to 100%.
 fn cdf_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     th: &Theme,
@@ -340,8 +340,24 @@ fn cdf_panel<DB: DrawingBackend>(
         if zh { zh_duration(*h) } else { (*en).to_string() }
     };
     let yf = |v: f64| format!("{v:.0}%");
-    let mut y_spec = AxisSpec::linear(0.0, 100.0, 5, y_desc, &yf);
-    y_spec.ticks = vec![0.0, 25.0, 50.0, 75.0, 95.0, 100.0];
+    // The share axis starts a little below the lowest curve (most jobs of a campus start
+    // within a minute: from 0% three quarters of the height would be empty), at a
+    // multiple of 10%; 95% is always a tick (the p95 the tables quote).
+    // Each curve starts at the share of jobs that waited at most a minute (the axis start).
+    let start = |s: &Vec<&WaitPoint>| {
+        let finite = || s.iter().filter(|w| w.share.is_finite() && w.wait_h.is_finite());
+        finite().filter(|w| w.wait_h <= 1.0 / 60.0).last().or_else(|| finite().next()).map(|w| w.share * 100.0)
+    };
+    let lowest = series.iter().filter_map(start).fold(100.0f64, f64::min);
+    let y0 = (((lowest - 5.0) / 10.0).floor() * 10.0).clamp(0.0, 80.0);
+    let mut y_spec = AxisSpec::linear(y0, 100.0, 5, y_desc, &yf);
+    if !y_spec.ticks.iter().any(|t| (t - 95.0).abs() < 1e-9) {
+        // 95% replaces a neighbour it would sit on.
+        let step = (100.0 - y0) / 5.0;
+        y_spec.ticks.retain(|t| (t - 95.0).abs() >= step * 0.6 || *t == 100.0);
+        y_spec.ticks.push(95.0);
+        y_spec.ticks.sort_by(f64::total_cmp);
+    }
     let chart = th.axes(area, &AxisSpec::with_ticks(x0, x1, ticks, x_desc, &xf), &y_spec)?;
     let plot = chart.plotting_area();
     for (i, points) in series.iter().enumerate() {
@@ -412,8 +428,13 @@ impl Chart for CostBreakdown<'_> {
             run.policies.iter().map(|p| run.stat(p, "total_cost_cny")).collect();
         let max = totals.iter().flatten().map(|s| if s.high.is_finite() { s.high } else { s.mean }).fold(0.0, f64::max);
         let x1 = if max > 0.0 { max * 1.3 } else { 1.0 };
-        let legend: Vec<(String, Mark)> =
-            COMPONENTS.iter().map(|(_, l, c)| (th.t(*l).to_string(), Mark::Swatch(c.to_rgba()))).collect();
+        // A component no policy spends on (monthly rent when nothing rents by the month)
+        // has no bar and no legend entry.
+        let legend: Vec<(String, Mark)> = COMPONENTS
+            .iter()
+            .filter(|(m, _, _)| run.policies.iter().any(|p| value(p, m) > 0.0))
+            .map(|(_, l, c)| (th.t(*l).to_string(), Mark::Swatch(c.to_rgba())))
+            .collect();
         let reps = run.replications_count().to_string();
         let area = th.frame(root, &self.caption(th), &legend, &fill(th.t(L::NoteRun), &[&reps]))?;
         let names: Vec<String> = run.policies.iter().map(|p| th.policy(p)).collect();

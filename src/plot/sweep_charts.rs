@@ -249,7 +249,22 @@ impl Chart for MetricLines<'_> {
         let mut all = facets_except(sw, x);
         let trimmed = all.len() > MAX_FACETS;
         all.truncate(MAX_FACETS);
-        let stats: Vec<&(usize, Vec<String>, Stat)> = sw.rows.iter().filter(|r| r.2.metric == metric).collect();
+        // The band is drawn at the confidence each bound of the recommendation had (the
+        // stored 95% t interval scaled to it), so what the chart shows as inside the band
+        // is what the rule accepted.
+        let widened = |st: &Stat| -> Stat {
+            let k = match sw.band_confidence {
+                Some(c) if st.replications >= 2 => {
+                    let df = st.replications as usize - 1;
+                    crate::stats::t_quantile(0.5 + c / 2.0, df) / crate::stats::t_975(df)
+                }
+                _ => 1.0,
+            };
+            Stat { low: st.mean - (st.mean - st.low) * k, high: st.mean + (st.high - st.mean) * k, ..st.clone() }
+        };
+        let owned: Vec<(usize, Vec<String>, Stat)> =
+            sw.rows.iter().filter(|r| r.2.metric == metric).map(|r| (r.0, r.1.clone(), widened(&r.2))).collect();
+        let stats: Vec<&(usize, Vec<String>, Stat)> = owned.iter().collect();
         // A target is drawn when it lies within one data span of the data (a far-away
         // bound such as a cost cap of 10^9 would squash the curves).
         let (dmin, dmax) = stats
@@ -296,7 +311,9 @@ impl Chart for MetricLines<'_> {
         };
         let best_marks = sw.has_decisions();
         let mut legend = th.policy_legend(&sw.policies);
-        legend.push((th.t(L::Ci95).into(), Mark::Swatch(INK.mix(0.18))));
+        let band_text = sw.band_confidence.map(|c| crate::write::fmt_num(c * 100.0, 2) + "%");
+        let band_label = band_text.as_ref().map_or_else(|| th.t(L::Ci95).to_string(), |b| fill(th.t(L::CiAt), &[b]));
+        legend.push((band_label, Mark::Swatch(INK.mix(0.18))));
         let target_text = |t: &crate::target::Target| {
             let op = if t.cmp == crate::target::Cmp::AtMost { "≤" } else { "≥" };
             let v = t.value * scale;
@@ -309,7 +326,11 @@ impl Chart for MetricLines<'_> {
         if sw.recommended.is_some() || best_marks {
             legend.push((th.t(marker).into(), Mark::Diamond));
         }
-        let mut note = fill(th.t(L::NoteSweep), &[&sw.replications_count().to_string()]);
+        let reps = sw.replications_count().to_string();
+        let mut note = match &band_text {
+            Some(b) => fill(th.t(L::NoteSweepAt), &[b, &reps]),
+            None => fill(th.t(L::NoteSweep), &[&reps]),
+        };
         if trimmed {
             note.push_str(&format!(" ({MAX_FACETS}/{})", facets_except(sw, x).len()));
         }

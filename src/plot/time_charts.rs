@@ -145,6 +145,12 @@ impl Chart for CampusTimeline<'_> {
         let mut b_spec = AxisSpec::linear(0.0, bmax, 5, th.t(L::BusyAxis), &bf);
         let reserve = th.label_width(&upper, &q_spec)?.max(th.label_width(&lower, &b_spec)?);
         (q_spec.reserve, b_spec.reserve) = (reserve, reserve);
+        // The season names sit level in a strip above the queue, in up to three rows: each
+        // at the start of its band, in the first row where it covers no other name (rotated
+        // names in the plot were small and crossed the curves).
+        let font = th.font(0.72);
+        let row_h = th.px(0.95);
+        let (strip, upper) = upper.split_vertically(3 * row_h + th.px(0.3));
         let chart = th.axes(&upper, &x_spec, &q_spec)?;
         draw_maintenance(&chart, &run.maintenance, (days, 0.0, qmax))?;
         draw_bands(&chart, &run.seasons, (days, 0.0, qmax))?;
@@ -152,24 +158,32 @@ impl Chart for CampusTimeline<'_> {
             let line = series(run, p, |d| d.queue);
             chart.plotting_area().draw(&PathElement::new(line, policy_colour(i).stroke_width(width))).s()?;
         }
-        let font = th.font(0.62).transform(FontTransform::Rotate270).pos(Pos::new(HPos::Left, VPos::Top));
-        let top = chart.backend_coord(&(0.0, qmax)).1 + th.px(0.3);
-        let mut last_x = i32::MIN;
         let mut sorted: Vec<&SeasonBand> =
             run.seasons.iter().filter(|b| b.start_day < days && b.end_day > 0.0).collect();
         sorted.sort_by(|a, b| a.start_day.total_cmp(&b.start_day));
+        let strip_left = strip.get_base_pixel().0;
+        let right_end = chart.backend_coord(&(days, qmax)).0;
+        let mut row_end = [i32::MIN; 3];
         for b in sorted {
             let label = format!("{} ×{}", th.season(&b.name), b.multiplier);
-            let x = chart.backend_coord(&(b.start_day.max(0.0), qmax)).0 + th.px(0.15);
-            let x = x.max(last_x + th.px(0.75));
-            let (w, _) = root.estimate_text_size(&label, &th.font(0.62)).s()?;
+            let (w, _) = root.estimate_text_size(&label, &font).s()?;
+            let w = w as i32;
+            let start = chart.backend_coord(&(b.start_day.max(0.0), qmax)).0;
+            // The first row free at the band's start, else the row that frees up first.
+            let gap = th.px(0.4);
+            let row = (0..3)
+                .find(|&r| row_end[r] + gap <= start)
+                .unwrap_or_else(|| (0..3).min_by_key(|&r| row_end[r]).unwrap_or(0));
+            let x = start.max(row_end[row] + gap).min(right_end - w).max(strip_left);
+            row_end[row] = x + w;
             let c = match (b.own, b.multiplier < 1.0) {
                 (true, _) => RGBColor(100, 60, 140),
                 (false, true) => RGBColor(20, 100, 150),
                 (false, false) => RGBColor(150, 95, 0),
             };
-            root.draw_text(&label, &font.clone().color(&c), (x, top + w as i32)).s()?;
-            last_x = x;
+            let style = font.clone().color(&c).pos(Pos::new(HPos::Left, VPos::Center));
+            let y = strip.get_base_pixel().1 + th.px(0.3) + row as i32 * row_h + row_h / 2;
+            root.draw_text(&label, &style, (x, y)).s()?;
         }
         // Lower panel: busy campus GPUs and the capacity.
         let chart = th.axes(&lower, &AxisSpec::with_ticks(0.0, days, tick_days, th.t(L::DateAxis), &xf), &b_spec)?;

@@ -37,6 +37,9 @@ pub struct RawScenario {
     /// One sentence on the question this scenario answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The description in Chinese, for `--lang zh` reports (default: `description`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_zh: Option<String>,
     /// Title of the charts and the report (default: `name`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,

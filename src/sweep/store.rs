@@ -57,14 +57,17 @@ fn at(path: &Path, doing: &str, e: std::io::Error) -> std::io::Error {
 
 /// `sweep.toml`: the hash, the parameters, each axis's role (and label, scale keys and
 /// weights when given), and the targets of the last analysis.
-fn manifest(sweep: &Sweep, hash: &str, analysis: Option<(&[Target], Option<f64>)>) -> String {
+fn manifest(sweep: &Sweep, hash: &str, analysis: Option<(&[Target], Option<f64>, Option<f64>)>) -> String {
     let q = |s: &str| toml::Value::String(s.to_string()).to_string();
     let mut text = format!("# burstsim sweep manifest\nhash = \"{hash}\"\npoints = {}\n", sweep.points.len());
-    if let Some((targets, risk)) = analysis {
+    if let Some((targets, risk, confidence)) = analysis {
         let specs: Vec<String> = targets.iter().map(|t| q(&t.spec())).collect();
         text.push_str(&format!("targets = [{}]\n", specs.join(", ")));
         if let Some(r) = risk {
             text.push_str(&format!("risk = {r}\n"));
+        }
+        if let Some(c) = confidence {
+            text.push_str(&format!("confidence_each = {c}\n"));
         }
     }
     text.push_str("\n[params]\n");
@@ -154,13 +157,20 @@ impl Store {
         Ok(Store { dir: dir.to_path_buf(), hash })
     }
 
-    /// Rewrites `sweep.toml` with the targets and rule the results were judged by (the
-    /// charts draw the target lines from it).
+    /// Rewrites `sweep.toml` with the targets and rule the results were judged by, and
+    /// the confidence of each bound the mean-year rule used (Bonferroni over its
+    /// candidates): the charts draw the target lines and the bands from it.
     ///
     /// # Errors
     /// I/O errors.
-    pub fn record_analysis(&self, sweep: &Sweep, targets: &[Target], risk: Option<f64>) -> Result<(), StoreError> {
-        let text = manifest(sweep, &self.hash, Some((targets, risk)));
+    pub fn record_analysis(
+        &self,
+        sweep: &Sweep,
+        targets: &[Target],
+        risk: Option<f64>,
+        confidence_each: Option<f64>,
+    ) -> Result<(), StoreError> {
+        let text = manifest(sweep, &self.hash, Some((targets, risk, confidence_each)));
         atomic_write(&self.dir.join("sweep.toml"), text.as_bytes())?;
         Ok(())
     }

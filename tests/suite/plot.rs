@@ -147,11 +147,17 @@ fn sweep_charts_show_each_metric_heatmaps_the_best_decisions_and_human_axis_titl
     // best decision at each condition, and the policy map shows it.
     assert!(names.contains(&"policy_map"), "{names:?}");
     let svg = check_svg(&dir.path().join("charts/sweep_wait_p95_h.svg"), 1600, 1000);
-    for t in
-        ["Overflow threshold of overflow-2h (h)", "Mean of yearly p95 wait (h)", "best at this condition", "95% CI"]
-    {
+    // The band is drawn at the confidence each bound of the rule had (Bonferroni over the
+    // candidates at a scenario point), which sweep.toml records; not at 95%.
+    let manifest: toml::Table =
+        toml::from_str(&std::fs::read_to_string(dir.path().join("sweep.toml")).unwrap()).unwrap();
+    let confidence = manifest["confidence_each"].as_float().unwrap();
+    assert!(confidence > 0.95 && confidence < 1.0, "{confidence}");
+    let band = format!("{}% CI", burstsim::write::fmt_num(confidence * 100.0, 2));
+    for t in ["Overflow threshold of overflow-2h (h)", "Mean of yearly p95 wait (h)", "best at this condition", &band] {
         assert!(svg.contains(t), "sweep_wait_p95_h.svg lacks '{t}'");
     }
+    assert!(!svg.contains(">95% CI<"), "the band is not labelled 95%");
     assert!(!svg.contains(">policies.overflow-2h.threshold_hours<"), "the axis title is not the raw key");
     let heat = check_svg(&dir.path().join("charts/heatmap_total_cost_cny_overflow-2h.svg"), 1600, 1000);
     assert!(heat.contains("load in crunch (× base)") && heat.contains("overflow-2h"), "{heat}");

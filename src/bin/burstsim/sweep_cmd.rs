@@ -209,8 +209,8 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
     ));
     report.push_str(&sweep::table::sweep_table(&layout, &points, !targets.is_empty()));
     let conditions = sw.params.iter().any(|p| p.role == sweep::Role::Condition);
-    st.record_analysis(&sw, &targets, a.risk)?;
     if targets.is_empty() {
+        st.record_analysis(&sw, &targets, a.risk, None)?;
         // An earlier sweep's recommendation in this folder would be stale now.
         for f in ["recommendation.txt", "risk.csv", "decisions.csv"] {
             let _ = std::fs::remove_file(out_dir.join(f));
@@ -227,6 +227,14 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
             Some(max_miss) => recommend::Rule::Risk { max_miss },
         };
         let analysis = sweep::decide::analyse(&axes, &sw.points, &points, &targets, rule);
+        // The bands of the charts are drawn at the confidence of each bound of the rule
+        // on means (per scenario point with conditions, over every candidate without).
+        let band = match (a.risk, conditions) {
+            (Some(_), _) => None,
+            (None, true) => analysis.per_scenario.iter().map(|r| r.confidence_each).reduce(f64::max),
+            (None, false) => Some(mean.confidence_each),
+        };
+        st.record_analysis(&sw, &targets, a.risk, band)?;
         burstsim::write::atomic_write(&out_dir.join("decisions.csv"), &encoding.encode(analysis.csv(&points)))?;
         // Prose is wrapped to the page width; the tables of the analysis are laid out whole.
         let wrap = |t: String| sweep::table::wrap(&t, sweep::table::WIDTH);

@@ -115,7 +115,7 @@ impl Chart for PolicyMap<'_> {
         let note = fill(th.t(L::NotePolicyMap), &[&shown]);
         // Decisions in the order they first appear (best rows, then robust rows).
         let mut names: Vec<String> = Vec::new();
-        for d in sw.decisions.iter().filter(|d| !d.policy.is_empty()) {
+        for d in sw.decisions.iter().filter(|d| !d.policy.is_empty() && d.kind != "equivalent") {
             if !names.contains(&d.decision) {
                 names.push(d.decision.clone());
             }
