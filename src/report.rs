@@ -140,6 +140,11 @@ fn description(table: &toml::Table, lang: Lang) -> Option<&str> {
     zh.or_else(|| table.get("description").and_then(|v| v.as_str()))
 }
 
+/// The separator of a list in running text ("a, b" / "a、b").
+fn lang_sep(lang: Lang) -> &'static str {
+    if lang == Lang::Zh { "、" } else { ", " }
+}
+
 fn version_line(lang: Lang) -> String {
     fill(L::Generated.get(lang), &[env!("CARGO_PKG_VERSION")])
 }
@@ -324,7 +329,14 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool, titl
     if let Some(d) = s.table.as_ref().and_then(|t| description(t, lang)) {
         meta.push(format!("{}{}{d}", t(L::Description), t(L::Colon)));
     }
-    meta.push(format!("{}{}{}", t(L::SweptParams), t(L::Colon), s.params.join(", ")));
+    // Each swept key by its axis title, the key itself after it for whoever edits the file.
+    let swept: Vec<String> = (0..s.params.len())
+        .map(|i| {
+            let label = crate::plot::sweep_charts::axis_label_named(&s.params[i], s.axes.get(i), lang, &s.names);
+            format!("{label} ({})", s.params[i])
+        })
+        .collect();
+    meta.push(format!("{}{}{}", t(L::SweptParams), t(L::Colon), swept.join(lang_sep(lang))));
     meta.push(format!("{}{}{points}", t(L::Points), t(L::Colon)));
     meta.push(format!("{}{}{}", t(L::Replications), t(L::Colon), s.replications_count()));
     let seed = s.table.as_ref().and_then(|t| t.get("simulation")).and_then(|v| v.get("seed")).map(|v| v.to_string());
@@ -409,10 +421,10 @@ pub fn base64(bytes: &[u8]) -> String {
 
 const CSS: &str = "body{max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
 h1{font-size:1.6em;margin-bottom:.3em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ddd}\
-table{border-collapse:collapse;margin:.6em 0;font-size:.92em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}\
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left;white-space:nowrap}\
+table{border-collapse:collapse;margin:.6em 0;font-size:.92em;display:block;overflow-x:auto;max-width:100%}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}\
+th{background:#f3f3f3;word-break:keep-all}td:first-child,th:first-child{text-align:left;white-space:nowrap}\
 figure{margin:1.2em 0}figure svg{width:100%;height:auto;border:1px solid #eee}figcaption{color:#555;font-size:.9em}\
-pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.85em}.strong{font-weight:bold;font-size:1.1em}";
+pre{background:#f6f6f6;padding:.8em;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em}.strong{font-weight:bold;font-size:1.1em}";
 
 fn render_html(blocks: &[Block], charts: &[ChartFile], lang: Lang, font: &ChosenFont) -> String {
     let stack =

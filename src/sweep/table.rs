@@ -10,20 +10,10 @@ use crate::metrics::Metric;
 /// The width text is wrapped to (the terminal, `recommendation.txt` and the report's box).
 pub const WIDTH: usize = 100;
 
-/// Whole CNY with thousands separators: `12,345` (`–` when not finite).
+/// Whole CNY with thousands separators: `12,345` (`–` when not finite), with an ASCII
+/// minus in this plain-text table.
 pub fn cny(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".into();
-    }
-    let digits = format!("{:.0}", v.abs());
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if v <= -0.5 { format!("-{out}") } else { out }
+    crate::write::fmt_num(v, 0).replace('−', "-")
 }
 
 /// Wraps every line longer than `width` at spaces; a continuation is indented four
