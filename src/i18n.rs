@@ -325,9 +325,59 @@ pub fn fill(template: &str, args: &[&str]) -> String {
     out
 }
 
+/// Chinese names of the scenario's field names (a unit suffix such as `_hours` removed),
+/// for a key that has no label of its own: the report's parameter tables and the axis
+/// title of a swept key (`campus.nodes` → 节点数).
+pub const FIELDS_ZH: [(&str, &str); 38] = [
+    ("baseline_policy", "基准策略"),
+    ("horizon", "统计期"),
+    ("replications", "重复次数"),
+    ("max_replications", "最多重复次数"),
+    ("seed", "随机种子"),
+    ("start_date", "开始日期"),
+    ("warmup", "预热期"),
+    ("bf_interval_seconds", "回填间隔（秒）"),
+    ("bf_max_job_test", "每轮回填最多检查的作业数"),
+    ("bf_reservations", "每轮回填预留的作业数"),
+    ("bf_window", "回填规划窗口"),
+    ("gpu_type", "GPU型号"),
+    ("gpus_per_node", "每节点GPU数"),
+    ("nodes", "节点数"),
+    ("gpus", "GPU数"),
+    ("placement", "放置模型"),
+    ("priority", "优先级"),
+    ("scheduler", "调度器"),
+    ("vram_gb", "显存（GB）"),
+    ("season_overlap", "季节叠加方式"),
+    ("max_walltime", "最长运行时限"),
+    ("name", "名称"),
+    ("jobs_per_week", "每周作业数"),
+    ("runtime", "运行时长"),
+    ("deadline", "截止时间"),
+    ("start", "开始"),
+    ("end", "结束"),
+    ("multiplier", "倍数"),
+    ("share", "份额"),
+    ("billing", "计费方式"),
+    ("kind", "类型"),
+    ("offers", "云端方案"),
+    ("reserved_offer", "包月方案"),
+    ("budget", "预算"),
+    ("price_per_gpu_hour", "每GPU小时价格"),
+    ("price_per_gpu_month", "每GPU月价格"),
+    ("capacity_gpus", "可租GPU上限"),
+    ("threshold", "阈值"),
+];
+
+/// The Chinese name of a field (see [`FIELDS_ZH`]).
+pub fn field_zh(field: &str) -> Option<&'static str> {
+    FIELDS_ZH.iter().find(|(f, _)| *f == field).map(|(_, zh)| *zh)
+}
+
 /// Every character the Chinese labels use (for the font-coverage check).
 pub fn zh_characters() -> Vec<char> {
     let mut v: Vec<char> = L::ALL.iter().flat_map(|l| l.get(Lang::Zh).chars()).collect();
+    v.extend(FIELDS_ZH.iter().flat_map(|(_, zh)| zh.chars()));
     v.sort_unstable();
     v.dedup();
     v

@@ -134,9 +134,14 @@ fn readable_key(parts: &[&str], lang: Lang) -> String {
     ];
     let (field, unit) =
         units.iter().find_map(|(suffix, l)| last.strip_suffix(suffix).map(|f| (f, l.get(lang)))).unwrap_or((last, ""));
-    let mut words = field.trim_matches('_').replace('_', " ");
+    let stem = field.trim_matches('_');
+    let mut words = stem.replace('_', " ");
     if words.is_empty() {
         words = last.replace('_', " ");
+    }
+    let zh = if lang == Lang::Zh { crate::i18n::field_zh(if stem.is_empty() { last } else { stem }) } else { None };
+    if let Some(z) = zh {
+        words = z.to_string();
     }
     // The nearest named list entry (a policy, class, offer or season) gives the context.
     let lists = ["policies", "offers", "classes", "seasons", "maintenance"];
@@ -461,7 +466,9 @@ mod tests {
         // Readable fallbacks, with the unit the suffix names.
         assert_eq!(en("workload.classes.debug.walltime_factor"), "Debug: walltime (×)");
         assert_eq!(en("campus.max_walltime_hours"), "Max walltime (h)");
-        assert_eq!(zh("campus.max_walltime_hours"), "Max walltime（小时）");
+        assert_eq!(zh("campus.max_walltime_hours"), "最长运行时限（小时）");
+        assert_eq!(zh("campus.nodes"), "节点数");
+        assert_eq!(zh("campus.some_new_key"), "Some new key", "a field without a Chinese name keeps its words");
         assert_eq!(en("exam-intensity"), "Exam-intensity");
         // A label given in the scenario wins, per language.
         let meta = AxisMeta { role: None, label: Some("Exam intensity".into()), label_zh: Some("考试强度".into()) };
