@@ -346,7 +346,7 @@ fn cdf_panel<DB: DrawingBackend>(
     // Each curve starts at the share of jobs that waited at most a minute (the axis start).
     let start = |s: &Vec<&WaitPoint>| {
         let finite = || s.iter().filter(|w| w.share.is_finite() && w.wait_h.is_finite());
-        finite().filter(|w| w.wait_h <= 1.0 / 60.0).last().or_else(|| finite().next()).map(|w| w.share * 100.0)
+        finite().rfind(|w| w.wait_h <= 1.0 / 60.0).or_else(|| finite().next()).map(|w| w.share * 100.0)
     };
     let lowest = series.iter().filter_map(start).fold(100.0f64, f64::min);
     let y0 = (((lowest - 5.0) / 10.0).floor() * 10.0).clamp(0.0, 80.0);
