@@ -260,6 +260,12 @@ labels! {
     NoDecision => "none meets the targets", "无方案达标";
     RobustMinimax => "robust: least worst regret", "稳健：最坏后悔值最小";
     RobustWorstCase => "robust: meets the targets everywhere", "稳健：各情景均达标";
+    LeastWeightedCost => "least weighted mean cost", "加权平均成本最低";
+    ScenarioPointCol => "Scenario point", "情景点";
+    ChoiceCol => "Choice", "结论";
+    DecisionCol => "Decision", "决策";
+    AllPoints => "all scenario points", "全部情景点";
+    FullAnalysis => "The full analysis (recommendation.txt, in English)", "完整分析（recommendation.txt，英文）";
     NotePolicyMap => "Dot: the cheapest decision meeting the targets there; mean ± 95% CI of the cost (above) and of the {} (below).",
         "圆点：该处达标决策中成本最低者；上方为成本、下方为{}的平均值 ± 95%置信区间。";
     // The sensitivity band (src/sensitivity, the tornado chart, the report's section).

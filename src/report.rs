@@ -9,10 +9,12 @@
 //! 3 MB GB 2312 one), so the page shows Chinese correctly even on a machine without
 //! Chinese fonts.
 
+mod decisions;
 mod parameters;
 mod seasons;
 mod sensitivity;
 
+use decisions::decision_blocks;
 use parameters::parameter_blocks;
 
 use std::path::{Path, PathBuf};
@@ -81,6 +83,8 @@ pub enum Block {
     Table(Vec<String>, Vec<Vec<String>>),
     /// Preformatted text.
     Pre(String),
+    /// Preformatted text folded under a summary line.
+    Details(String, String),
     /// The `i`-th chart.
     Chart(usize),
 }
@@ -352,8 +356,12 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool, titl
         (None, None) => b.push(Block::Para(t(L::NoRecommendation))),
         (None, Some(_)) => {}
     }
+    b.extend(decision_blocks(s, lang));
     if let Some(text) = &s.recommendation_text {
-        b.push(Block::Pre(text.trim_end().to_string()));
+        // The analysis is written in English: the Chinese report folds it away below the
+        // table in Chinese.
+        let text = text.trim_end().to_string();
+        b.push(if lang == Lang::Zh { Block::Details(t(L::FullAnalysis), text) } else { Block::Pre(text) });
     }
     b.push(Block::Heading(t(L::ChartsHeading)));
     b.extend((0..n_charts).map(Block::Chart));
@@ -454,6 +462,9 @@ fn render_html(blocks: &[Block], charts: &[ChartFile], lang: Lang, font: &Chosen
                 h.push_str("</table>\n");
             }
             Block::Pre(t) => h.push_str(&format!("<pre>{}</pre>\n", esc(t))),
+            Block::Details(summary, t) => {
+                h.push_str(&format!("<details><summary>{}</summary><pre>{}</pre></details>\n", esc(summary), esc(t)))
+            }
             Block::Chart(i) => {
                 let c = &charts[*i];
                 let svg = c.svg.trim_start();
@@ -519,6 +530,7 @@ fn render_md(blocks: &[Block], charts: &[ChartFile], lang: Lang) -> String {
                 m.push('\n');
             }
             Block::Pre(t) => m.push_str(&format!("```text\n{t}\n```\n\n")),
+            Block::Details(summary, t) => m.push_str(&format!("{summary}:\n\n```text\n{t}\n```\n\n")),
             Block::Chart(i) => {
                 let c = &charts[*i];
                 m.push_str(&format!("![{}]({}/{}.png)\n\n", c.caption, lang.charts_folder(), c.name));

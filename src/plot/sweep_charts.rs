@@ -16,7 +16,7 @@ mod policy_map;
 use facets::FacetGrid;
 
 pub use heatmap::{Heatmap, heat};
-pub use policy_map::PolicyMap;
+pub use policy_map::{PolicyMap, cost_text, decision_words, shown_name, shown_text};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -450,3 +450,21 @@ fn the_english_and_chinese_reports_render_in_headless_chromium() {
     let top = &zh[..1200 * 3 * 120];
     assert!(top.chunks(3).filter(|p| p.iter().all(|&c| c < 100)).count() > 300, "the Chinese heading is drawn");
 }
+
+#[test]
+fn the_chinese_sweep_report_leads_with_the_decisions_in_chinese_and_folds_the_english_analysis() {
+    let (_, _, sweep) = fixtures();
+    let dir = copy_of(sweep);
+    burstsim::report::plot_dir(dir.path(), &opts(Lang::Zh, 1600, 1000)).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.zh.html")).unwrap();
+    let table = html.find("<th>情景点</th>").expect("a decisions table with Chinese headers");
+    let folded = html.find("<details><summary>完整分析").expect("the English analysis folded under a Chinese summary");
+    assert!(table < folded, "the Chinese table comes first");
+    assert!(html.contains("该条件下的最优决策") && html.contains("稳健："), "best and robust rows, in Chinese");
+    assert_eq!(html.matches("<pre>Decisions for").count(), 1, "the English analysis once");
+    assert!(html.contains("</summary><pre>Decisions for"), "and only inside the folded block");
+    let en = std::fs::read_to_string(dir.path().join("report.html"));
+    if let Ok(en) = en {
+        assert!(!en.contains("<details>"), "the English report shows the analysis as it is");
+    }
+}

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{MAX_FACETS, panels, param_label};
-use crate::i18n::{L, fill};
+use crate::i18n::{L, Lang, fill};
 use crate::plot::chart::Chart;
 use crate::plot::folder::{DecisionRow, SweepFolder};
 use crate::plot::theme::{AxisSpec, INK, Mark, PALETTE, Textual, Theme, decimals_for, padded, policy_colour, tick};
@@ -17,8 +17,8 @@ use crate::write::fmt_num;
 
 /// A decision in words: the policy's display name and the decision values it depends on,
 /// each by its axis title ("overflow: Overflow threshold (h) = 8"), not the raw
-/// `decisions.csv` label ("overflow (threshold_hours=8)").
-fn decision_text(th: &Theme, sw: &SweepFolder, d: &DecisionRow) -> String {
+/// `decisions.csv` label ("overflow with threshold_hours=8").
+pub fn decision_words(sw: &SweepFolder, d: &DecisionRow, lang: Lang) -> String {
     if d.policy.is_empty() {
         return d.decision.clone();
     }
@@ -28,12 +28,16 @@ fn decision_text(th: &Theme, sw: &SweepFolder, d: &DecisionRow) -> String {
         .filter(|(_, v)| !v.is_empty())
         .map(|(k, v)| {
             let i = sw.params.iter().position(|p| p == k);
-            let label = i.map_or_else(|| k.clone(), |i| param_label(sw, i, th.lang));
+            let label = i.map_or_else(|| k.clone(), |i| param_label(sw, i, lang));
             format!("{label} = {v}")
         })
         .collect();
-    let name = th.policy(&d.policy);
-    if parts.is_empty() { name } else { format!("{name}{}{}", th.t(L::Colon), parts.join("; ")) }
+    let name = sw.names.policies.get(&d.policy, lang);
+    if parts.is_empty() { name } else { format!("{name}{}{}", L::Colon.get(lang), parts.join("; ")) }
+}
+
+fn decision_text(th: &Theme, sw: &SweepFolder, d: &DecisionRow) -> String {
+    decision_words(sw, d, th.lang)
 }
 
 /// The policy map: the best decision at each scenario point, with its cost and the first
@@ -53,26 +57,26 @@ impl PolicyMap<'_> {
 }
 
 /// A cost as "¥12,345 ± 678".
-fn cost_text(c: (f64, f64, f64)) -> String {
+pub fn cost_text(c: (f64, f64, f64)) -> String {
     format!("¥{} ± {}", fmt_num(c.0, 0), fmt_num((c.2 - c.1) / 2.0, 0))
 }
 
 /// The name of the shown metric in words ("Mean of yearly p95 wait (h)"; a class's
 /// metric keeps its class prefix).
-fn shown_name(th: &Theme, name: &str) -> String {
+pub fn shown_name(sw: &SweepFolder, name: &str, lang: Lang) -> String {
     let (class, metric) = match name.rsplit_once(':') {
         Some((c, m)) => (Some(c), m),
         None => (None, name),
     };
-    let words = th.t(super::metric_label(metric).0);
+    let words = super::metric_label(metric).0.get(lang);
     match class {
-        Some(c) => format!("{}{}{words}", th.class(c), th.t(L::Colon)),
+        Some(c) => format!("{}{}{words}", sw.names.classes.get(c, lang), L::Colon.get(lang)),
         None => words.to_string(),
     }
 }
 
 /// The shown metric (a rate in %) as "1.23 ± 0.45" (its name is in the note).
-fn shown_text(s: &Option<(String, f64, f64, f64)>) -> String {
+pub fn shown_text(s: &Option<(String, f64, f64, f64)>) -> String {
     let Some((name, m, lo, hi)) = s else { return String::new() };
     let metric = name.rsplit(':').next().unwrap_or(name);
     let pct = crate::metrics::Metric::from_name(metric).is_some_and(|m| m.shown_in_percent());
@@ -104,7 +108,8 @@ impl Chart for PolicyMap<'_> {
         let sw = self.sweep;
         let conds = self.conditions();
         let best: Vec<&DecisionRow> = sw.decisions.iter().filter(|d| d.kind == "best").collect();
-        let shown = best.iter().find_map(|d| d.shown.as_ref().map(|s| shown_name(th, &s.0))).unwrap_or_default();
+        let shown =
+            best.iter().find_map(|d| d.shown.as_ref().map(|s| shown_name(sw, &s.0, th.lang))).unwrap_or_default();
         // Inside an English sentence: "of the mean of yearly p95 wait (h)".
         let shown = match shown.chars().next() {
             Some(c) if th.lang == crate::i18n::Lang::En => {
