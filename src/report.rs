@@ -5,7 +5,7 @@
 //!
 //! The content is built once as a list of [`Block`]s and rendered twice. For Chinese
 //! reports drawn with the bundled font subset, the HTML embeds a bundled subset as a web
-//! font (the 157 KB one of the labels and shipped names when it covers the page, else the
+//! font (the small one of the labels and shipped names when it covers the page, else the
 //! 3 MB GB 2312 one), so the page shows Chinese correctly even on a machine without
 //! Chinese fonts.
 
@@ -334,12 +334,8 @@ fn sweep_blocks(s: &SweepFolder, n_charts: usize, lang: Lang, annual: bool, titl
         meta.push(format!("{}{}{d}", t(L::Description), t(L::Colon)));
     }
     // Each swept key by its axis title, the key itself after it for whoever edits the file.
-    let swept: Vec<String> = (0..s.params.len())
-        .map(|i| {
-            let label = crate::plot::sweep_charts::axis_label_named(&s.params[i], s.axes.get(i), lang, &s.names);
-            format!("{label} ({})", s.params[i])
-        })
-        .collect();
+    let swept: Vec<String> =
+        s.params.iter().map(|k| format!("{} ({k})", crate::plot::sweep_charts::key_label(s, k, lang))).collect();
     meta.push(format!("{}{}{}", t(L::SweptParams), t(L::Colon), swept.join(lang_sep(lang))));
     meta.push(format!("{}{}{points}", t(L::Points), t(L::Colon)));
     meta.push(format!("{}{}{}", t(L::Replications), t(L::Colon), s.replications_count()));

@@ -46,6 +46,12 @@ impl Summary {
     }
 }
 
+/// How many times wider a t interval at `confidence` is than the 95% one, for `n`
+/// replications (`n >= 2`): scales a stored 95% half-width to a corrected level.
+pub fn ratio_to_95(confidence: f64, n: usize) -> f64 {
+    t_quantile(0.5 + confidence / 2.0, n - 1) / t_975(n - 1)
+}
+
 /// The 0.975 quantile of Student's t with `df` degrees of freedom.
 pub fn t_975(df: usize) -> f64 {
     t_quantile(0.975, df)

@@ -161,6 +161,15 @@ fn param_label(sw: &SweepFolder, i: usize, lang: Lang) -> String {
     axis_label_named(&sw.params[i], sw.axes.get(i), lang, &sw.names)
 }
 
+/// The title of the swept key `key` (its axis label when the sweep has it, else the key
+/// in words): how decisions, facets and the report name a swept value.
+pub fn key_label(sw: &SweepFolder, key: &str, lang: Lang) -> String {
+    match sw.params.iter().position(|p| p == key) {
+        Some(i) => param_label(sw, i, lang),
+        None => axis_label_named(key, None, lang, &sw.names),
+    }
+}
+
 /// The parameter along the x axis of the line charts: the decision with the most values
 /// when roles are known (the threshold, not the exam intensity), else the first.
 pub fn x_param(sw: &SweepFolder) -> usize {
@@ -259,17 +268,13 @@ impl Chart for MetricLines<'_> {
         // is what the rule accepted.
         let widened = |st: &Stat| -> Stat {
             let k = match sw.band_confidence {
-                Some(c) if st.replications >= 2 => {
-                    let df = st.replications as usize - 1;
-                    crate::stats::t_quantile(0.5 + c / 2.0, df) / crate::stats::t_975(df)
-                }
+                Some(c) if st.replications >= 2 => crate::stats::ratio_to_95(c, st.replications as usize),
                 _ => 1.0,
             };
             Stat { low: st.mean - (st.mean - st.low) * k, high: st.mean + (st.high - st.mean) * k, ..st.clone() }
         };
-        let owned: Vec<(usize, Vec<String>, Stat)> =
+        let stats: Vec<(usize, Vec<String>, Stat)> =
             sw.rows.iter().filter(|r| r.2.metric == metric).map(|r| (r.0, r.1.clone(), widened(&r.2))).collect();
-        let stats: Vec<&(usize, Vec<String>, Stat)> = owned.iter().collect();
         // A target is drawn when it lies within one data span of the data (a far-away
         // bound such as a cost cap of 10^9 would squash the curves).
         let (dmin, dmax) = stats

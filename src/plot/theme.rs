@@ -337,13 +337,17 @@ impl Theme {
         let plot_w = w as i32 - y_area - self.px(1.0);
         let plot_h = h as i32 - x_area - self.px(0.6);
         let em = area.estimate_text_size("0", &tick_font).s()?.1 as i32;
-        let x_widths: Vec<i32> = x
-            .ticks
-            .iter()
-            .map(|&t| area.estimate_text_size(&(x.fmt)(t), &tick_font).map(|s| s.0 as i32))
-            .collect::<Result<_, _>>()
-            .s()?;
-        let x_ticks = if x.labels && x.thin { thin(x, plot_w, &x_widths, self.px(0.5)) } else { x.ticks.clone() };
+        let x_ticks = if x.labels && x.thin {
+            let widths: Vec<i32> = x
+                .ticks
+                .iter()
+                .map(|&t| area.estimate_text_size(&(x.fmt)(t), &tick_font).map(|s| s.0 as i32))
+                .collect::<Result<_, _>>()
+                .s()?;
+            thin(x, plot_w, &widths, self.px(0.5))
+        } else {
+            x.ticks.clone()
+        };
         let y_ticks =
             if y.labels && y.thin { thin(y, plot_h, &vec![em; y.ticks.len()], self.px(0.2)) } else { y.ticks.clone() };
         let mut chart = ChartBuilder::on(area)

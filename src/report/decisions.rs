@@ -6,7 +6,7 @@
 use super::Block;
 use crate::i18n::{L, Lang};
 use crate::plot::folder::SweepFolder;
-use crate::plot::sweep_charts::{axis_label_named, cost_text, decision_words, shown_name, shown_text};
+use crate::plot::sweep_charts::{cost_text, decision_words, key_label, shown_name, shown_text};
 
 /// The rows of `decisions.csv` this table shows, in order, with their label.
 const KINDS: [(&str, L); 4] = [
@@ -37,10 +37,7 @@ pub fn decision_blocks(s: &SweepFolder, lang: Lang) -> Vec<Block> {
             } else {
                 d.conditions
                     .iter()
-                    .map(|(k, v)| {
-                        let i = s.params.iter().position(|p| p == k);
-                        format!("{} = {v}", axis_label_named(k, i.and_then(|i| s.axes.get(i)), lang, &s.names))
-                    })
+                    .map(|(k, v)| format!("{} = {v}", key_label(s, k, lang)))
                     .collect::<Vec<_>>()
                     .join("; ")
             };

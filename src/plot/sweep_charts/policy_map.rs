@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{MAX_FACETS, panels, param_label};
+use super::{MAX_FACETS, key_label, panels, param_label};
 use crate::i18n::{L, Lang, fill};
 use crate::plot::chart::Chart;
 use crate::plot::folder::{DecisionRow, SweepFolder};
@@ -26,18 +26,10 @@ pub fn decision_words(sw: &SweepFolder, d: &DecisionRow, lang: Lang) -> String {
         .values
         .iter()
         .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| {
-            let i = sw.params.iter().position(|p| p == k);
-            let label = i.map_or_else(|| k.clone(), |i| param_label(sw, i, lang));
-            format!("{label} = {v}")
-        })
+        .map(|(k, v)| format!("{} = {v}", key_label(sw, k, lang)))
         .collect();
     let name = sw.names.policies.get(&d.policy, lang);
     if parts.is_empty() { name } else { format!("{name}{}{}", L::Colon.get(lang), parts.join("; ")) }
-}
-
-fn decision_text(th: &Theme, sw: &SweepFolder, d: &DecisionRow) -> String {
-    decision_words(sw, d, th.lang)
 }
 
 /// The policy map: the best decision at each scenario point, with its cost and the first
@@ -148,7 +140,9 @@ impl Chart for PolicyMap<'_> {
             let (x0, x1) = padded(xmin, xmax, 0.12);
             let mut rows: Vec<String> = names
                 .iter()
-                .map(|n| sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, sw, d)))
+                .map(|n| {
+                    sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_words(sw, d, th.lang))
+                })
                 .collect();
             if none_row {
                 rows.push(th.t(L::NoDecision).to_string());
@@ -230,8 +224,11 @@ impl Chart for PolicyMap<'_> {
             .iter()
             .enumerate()
             .map(|(k, n)| {
-                let text =
-                    sw.decisions.iter().find(|d| &d.decision == n).map_or(n.clone(), |d| decision_text(th, sw, d));
+                let text = sw
+                    .decisions
+                    .iter()
+                    .find(|d| &d.decision == n)
+                    .map_or(n.clone(), |d| decision_words(sw, d, th.lang));
                 (text, Mark::Swatch(deco(k).mix(0.45)))
             })
             .collect();
@@ -255,14 +252,7 @@ impl Chart for PolicyMap<'_> {
                 let style = th.font(0.75).pos(Pos::new(HPos::Center, VPos::Center));
                 let title = facet
                     .iter()
-                    .map(|(k, v)| {
-                        let label = sw
-                            .params
-                            .iter()
-                            .position(|p| p == k)
-                            .map_or_else(|| k.clone(), |i| param_label(sw, i, th.lang));
-                        format!("{label} = {v}")
-                    })
+                    .map(|(k, v)| format!("{} = {v}", key_label(sw, k, th.lang)))
                     .collect::<Vec<_>>()
                     .join(", ");
                 head.draw_text(&title, &style, (head.dim_in_pixel().0 as i32 / 2, th.px(0.8))).s()?;
@@ -290,7 +280,7 @@ impl Chart for PolicyMap<'_> {
                 let lines = if d.policy.is_empty() {
                     vec![th.t(L::NoDecision).to_string()]
                 } else {
-                    vec![decision_text(th, sw, d), cost_text(d.cost), shown_text(&d.shown)]
+                    vec![decision_words(sw, d, th.lang), cost_text(d.cost), shown_text(&d.shown)]
                 };
                 for (k, l) in lines.iter().enumerate() {
                     let style = th.font(0.65).pos(Pos::new(HPos::Center, VPos::Center));
