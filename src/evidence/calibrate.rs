@@ -8,10 +8,14 @@
 //! scenario, and simulated by the same engine on the same replications (common random
 //! numbers), so neighbouring points differ only by their inputs and the objective is
 //! smooth enough for a derivative-free search ([`search`]). The objective is
-//! Σᵢ zᵢ², zᵢ = (simulatedᵢ − observedᵢ)/sᵢ, sᵢ² = toleranceᵢ² + (1 + 1/n)·σᵢ², σᵢ the
-//! year-to-year spread of the statistic (an observation is one year's value). Intervals
-//! are profile intervals: the values whose objective is within the χ²₁ quantile of the
-//! minimum (docs/CALIBRATION.md says why and where that is approximate).
+//! Σᵢ zᵢ², zᵢ = (mᵢ − ln(observedᵢ + tolᵢ))/sᵢ, with mᵢ the mean over the simulated years
+//! of ln(yearly value + tolᵢ) and sᵢ² = τᵢ² + (1 + 1/n)·σᵢ², σᵢ the year-to-year spread on
+//! that scale and τᵢ the tolerance there (an observation is one year's value;
+//! [`observe::Simulated`] says why the log scale). The scales sᵢ are held fixed at those
+//! of the best point, by rounds of search ([`run`]), so a noisy point is not rated closer
+//! for its noise. Intervals are profile intervals: the values whose objective is within
+//! the χ²₁ quantile of the minimum (docs/CALIBRATION.md says why and where that is
+//! approximate).
 //!
 //! Only the policy the group runs today (the baseline, normally campus-only) is simulated:
 //! the observations were made under it.
@@ -99,6 +103,9 @@ pub struct Residual {
 pub struct Point {
     /// Input values.
     pub values: Vec<f64>,
+    /// Per observation, what this point simulated (`None`: fewer than two years had a job
+    /// in it), so a reader sees how each statistic and its spread move with the inputs.
+    pub simulated: Vec<Option<Simulated>>,
     /// Σ z² over the observations (`+∞`: could not be computed).
     pub objective: f64,
 }
@@ -182,14 +189,83 @@ pub fn point_scenario(
     Ok(scn.with_overrides(None, Some(spec.replications)))
 }
 
-/// The objective Σ zᵢ² of simulated observations (`+∞` when one cannot be simulated).
-fn objective(sims: &[Option<Simulated>], obs: &[Observation]) -> f64 {
+/// The objective Σ zᵢ² of simulated observations, zᵢ = residualᵢ / scaleᵢ, each scale
+/// the point's own (`scales` = `None`) or the given one (a reweighting round, [`run`]).
+/// `+∞` when an observation cannot be simulated.
+fn objective(sims: &[Option<Simulated>], obs: &[Observation], scales: Option<&[f64]>) -> f64 {
     let mut sum = 0.0;
-    for (s, o) in sims.iter().zip(obs) {
+    for (i, (s, o)) in sims.iter().zip(obs).enumerate() {
         let Some(s) = s else { return f64::INFINITY };
-        sum += s.z(o.value).powi(2);
+        let scale = scales.map_or(s.scale, |c| c[i]);
+        sum += (s.gap(o.value) / scale).powi(2);
     }
     sum
+}
+
+/// Searches with the scales of the previous search's best point, at most this many times,
+/// before the last search and its intervals ([`run`]).
+const MAX_REWEIGHTS: usize = 4;
+
+/// The points a calibration has simulated, each once (so a later search with other
+/// scales reads them for free), and how many it may simulate.
+struct Simulations<'a> {
+    spec: &'a Spec,
+    doc: &'a toml::Table,
+    base: &'a Path,
+    file: &'a str,
+    progress: &'a dyn Fn(usize, usize),
+    /// Grid point → index in `points`.
+    index: std::collections::HashMap<Vec<u32>, usize>,
+    /// Per point, its values and what it simulated (the objective is filled in at the end).
+    points: Vec<Point>,
+    /// The first invalid point.
+    failure: Option<CalibrateError>,
+    /// Points that may be simulated in all, so far.
+    limit: usize,
+}
+
+impl Simulations<'_> {
+    /// The objective at grid point `g` with `scales`, simulating the point when it is new;
+    /// `None` when it is new and the limit is reached.
+    fn objective_at(&mut self, g: &[u32], scales: Option<&[f64]>) -> Option<f64> {
+        if self.failure.is_some() {
+            return Some(f64::INFINITY);
+        }
+        let i = match self.index.get(g) {
+            Some(&i) => i,
+            None => {
+                if self.points.len() >= self.limit {
+                    return None;
+                }
+                let spec = self.spec;
+                let vals: Vec<(f64, String)> = spec.inputs.iter().zip(g).map(|(i, &g)| value_at(i, g)).collect();
+                let texts: Vec<String> = vals.iter().map(|v| v.1.clone()).collect();
+                let scn = match point_scenario(self.doc, spec, &texts, self.base, self.file) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        self.failure = Some(e);
+                        return Some(f64::INFINITY);
+                    }
+                };
+                let years = observe::simulate_years(&scn, 0, spec.replications, &spec.observations);
+                let simulated = years
+                    .iter()
+                    .zip(&spec.observations)
+                    .map(|(y, o)| observe::simulated(y, o.value, o.tolerance))
+                    .collect();
+                self.points.push(Point { values: vals.iter().map(|v| v.0).collect(), simulated, objective: f64::NAN });
+                self.index.insert(g.to_vec(), self.points.len() - 1);
+                (self.progress)(self.points.len(), spec.budget as usize);
+                self.points.len() - 1
+            }
+        };
+        Some(objective(&self.points[i].simulated, &self.spec.observations, scales))
+    }
+
+    /// The scales of the point at `g` (`None`: an observation not simulated there).
+    fn scales_at(&self, g: &[u32]) -> Option<Vec<f64>> {
+        self.points[self.index[g]].simulated.iter().map(|s| s.map(|s| s.scale)).collect()
+    }
 }
 
 /// Checks the scenario text's `[calibration]` (plus `extra` observations, e.g. from a
@@ -246,44 +322,69 @@ pub fn run(
     let delta = ChiSquared::new(1.0).expect("1 degree of freedom").inverse_cdf(spec.confidence);
     let z_met = Normal::standard().inverse_cdf(0.5 + spec.confidence / 2.0);
     let dims = spec.inputs.len();
-    let mut failure: Option<CalibrateError> = None;
-    let mut sims_at: Vec<Vec<Option<Simulated>>> = Vec::new();
-    let mut points: Vec<Point> = Vec::new();
     let budget = spec.budget as usize;
-    let mut f = |g: &[u32]| -> f64 {
-        if failure.is_some() {
-            return f64::INFINITY;
-        }
-        let vals: Vec<(f64, String)> = spec.inputs.iter().zip(g).map(|(i, &g)| value_at(i, g)).collect();
-        let texts: Vec<String> = vals.iter().map(|v| v.1.clone()).collect();
-        let scn = match point_scenario(doc, &spec, &texts, base, file) {
-            Ok(s) => s,
-            Err(e) => {
-                failure = Some(e);
-                return f64::INFINITY;
-            }
-        };
-        let years = observe::simulate_years(&scn, 0, spec.replications, &spec.observations);
-        let sims: Vec<Option<Simulated>> =
-            years.iter().zip(&spec.observations).map(|(y, o)| observe::simulated(y, o.tolerance)).collect();
-        let value = objective(&sims, &spec.observations);
-        sims_at.push(sims);
-        points.push(Point { values: vals.iter().map(|v| v.0).collect(), objective: value });
-        progress(points.len(), budget);
-        value
+    let mut state = Simulations {
+        spec: &spec,
+        doc,
+        base,
+        file,
+        progress,
+        index: std::collections::HashMap::new(),
+        points: Vec::new(),
+        failure: None,
+        limit: budget.saturating_sub(search::interval_reserve(dims, budget)).max(search::design_size(dims)),
     };
-    let outcome = search::minimise(dims, budget, delta, &mut f, stop);
+    // Reweighting. Each point's own scale rates a point whose years vary more as closer
+    // (its zᵢ shrink as σᵢ grows, so near saturation no multiplier is ever far), and the
+    // minimum of Σzᵢ² drifts to noisy points. So the scales are fixed: a first search with
+    // each point's own, then searches with the scales of the last best point, until that
+    // point's scales are the ones used (iteratively reweighted least squares; for as many
+    // observations as inputs the minimum is where simulated = observed whatever the
+    // scales). The searches share the budget left after the intervals' reserve.
+    let mut scales: Option<Vec<f64>> = None;
+    for _ in 0..MAX_REWEIGHTS {
+        let room = state.index.len() + state.limit.saturating_sub(state.points.len());
+        let found = search::locate(dims, room, &mut |g| state.objective_at(g, scales.as_deref()), stop);
+        if state.failure.is_some() || found.evaluations.is_empty() || stop() {
+            break;
+        }
+        let best = &found.evaluations[found.best];
+        let Some(next) = state.scales_at(&best.at).filter(|_| best.objective.is_finite()) else { break };
+        let converged = scales.as_ref() == Some(&next);
+        scales = Some(next);
+        if converged {
+            break;
+        }
+    }
+    // Interrupted: the last search reads only the points simulated (never stopped itself,
+    // so what was simulated gives the result).
+    let interrupted = stop();
+    state.limit = if interrupted { state.points.len() } else { budget };
+    let room = (state.index.len() + state.limit - state.points.len()).max(search::design_size(dims));
+    let go_on = || false;
+    let outcome = search::minimise(
+        dims,
+        room,
+        delta,
+        &mut |g| state.objective_at(g, scales.as_deref()),
+        if interrupted { &go_on } else { stop },
+    );
+    let Simulations { index, mut points, failure, .. } = state;
     if let Some(e) = failure {
         return Err(e);
     }
     if outcome.evaluations.is_empty() {
         return Err(CalibrateError::Interrupted);
     }
+    for point in &mut points {
+        point.objective = objective(&point.simulated, &spec.observations, scales.as_deref());
+    }
     let best = outcome.best;
-    let sims = &sims_at[best];
+    let sims = &points[index[&outcome.evaluations[best].at]].simulated;
     if !outcome.evaluations[best].objective.is_finite() {
         // Some observation was never simulated at any point: name the first.
-        let never = (0..spec.observations.len()).find(|&i| sims_at.iter().all(|s| s[i].is_none())).unwrap_or(0);
+        let never =
+            (0..spec.observations.len()).find(|&i| points.iter().all(|p| p.simulated[i].is_none())).unwrap_or(0);
         return Err(CalibrateError::Unobservable(spec.observations[never].label.clone()));
     }
     let g = f64::from(search::GRID);
@@ -331,7 +432,7 @@ pub fn run(
         delta,
         budget_cut_search: outcome.budget_cut_search,
         intervals_cut: outcome.intervals_cut,
-        stopped: outcome.stopped,
+        stopped: outcome.stopped || interrupted,
         policy,
     })
 }

@@ -70,11 +70,19 @@ pub struct Outcome {
     pub stopped: bool,
 }
 
+/// The objective a search minimises: its value at a grid point, or `None` when the
+/// caller cannot evaluate another point (its own budget is spent; the search then stops
+/// as at the end of its budget). A caller may answer points it evaluated before, in an
+/// earlier search, without spending anything.
+pub type Objective<'a> = dyn FnMut(&[u32]) -> Option<f64> + 'a;
+
 struct Evaluator<'a> {
-    f: &'a mut dyn FnMut(&[u32]) -> f64,
+    f: &'a mut Objective<'a>,
     seen: HashMap<Vec<u32>, usize>,
     evaluations: Vec<Evaluated>,
     budget: usize,
+    /// The objective said it cannot evaluate another point.
+    spent: bool,
     stop: &'a dyn Fn() -> bool,
 }
 
@@ -84,10 +92,13 @@ impl Evaluator<'_> {
         if let Some(&i) = self.seen.get(at) {
             return Some(self.evaluations[i].objective);
         }
-        if self.evaluations.len() >= self.budget || (self.stop)() {
+        if self.spent || self.evaluations.len() >= self.budget || (self.stop)() {
             return None;
         }
-        let v = (self.f)(at);
+        let Some(v) = (self.f)(at) else {
+            self.spent = true;
+            return None;
+        };
         let v = if v.is_nan() { f64::INFINITY } else { v };
         self.seen.insert(at.to_vec(), self.evaluations.len());
         self.evaluations.push(Evaluated { at: at.to_vec(), objective: v });
@@ -96,7 +107,7 @@ impl Evaluator<'_> {
 
     /// Evaluations left in the budget.
     fn left(&self) -> usize {
-        self.budget.saturating_sub(self.evaluations.len())
+        if self.spent { 0 } else { self.budget.saturating_sub(self.evaluations.len()) }
     }
 
     fn best(&self) -> usize {
@@ -279,27 +290,43 @@ fn first_design(dims: usize) -> Vec<Vec<u32>> {
     }
 }
 
-/// Minimises `f` over the box `[0, GRID]^dims` within `budget` evaluations and finds the
-/// interval of each input at `objective ≤ minimum + delta`. `stop()` ends the work early.
-///
-/// When `stop()` is true before the first evaluation, the outcome has no evaluations.
+/// Evaluations a search of `dims` inputs keeps for the interval ends out of `budget`:
+/// about 4 profile trials per end, each a line minimisation over every other input, at
+/// most 55% of the budget (the search's unused evaluations go to the ends too).
+pub fn interval_reserve(dims: usize, budget: usize) -> usize {
+    (2 * dims * (2 + 4 * (1 + 4 * (dims - 1)))).min(budget * 11 / 20)
+}
+
+/// Finds the minimum of `f` over the box `[0, GRID]^dims` within `budget` evaluations (the
+/// first design, then compass search), without intervals: the outcome's `intervals` is
+/// empty. For a caller that changes its objective between searches (calibration's
+/// reweighting) and answers the points it has seen from its own cache.
 ///
 /// # Panics
 /// When `dims` is 0 or the budget cannot hold the first design.
-pub fn minimise(
-    dims: usize,
-    budget: usize,
-    delta: f64,
-    f: &mut dyn FnMut(&[u32]) -> f64,
-    stop: &dyn Fn() -> bool,
-) -> Outcome {
+pub fn locate(dims: usize, budget: usize, f: &mut Objective<'_>, stop: &dyn Fn() -> bool) -> Outcome {
+    let mut ev = Evaluator { f, seen: HashMap::new(), evaluations: Vec::new(), budget, spent: false, stop };
+    let (budget_cut_search, stopped) = search_minimum(&mut ev, dims, budget);
+    // An objective that is spent cut the search like the end of the budget; it is no stop.
+    let (budget_cut_search, stopped) = (budget_cut_search || ev.spent, stopped && !ev.spent);
+    let best = if ev.evaluations.is_empty() { 0 } else { ev.best() };
+    Outcome {
+        evaluations: ev.evaluations,
+        best,
+        intervals: Vec::new(),
+        budget_cut_search,
+        intervals_cut: false,
+        stopped,
+    }
+}
+
+/// The first design and the compass search on `ev`, the search using at most
+/// `search_budget` evaluations in all. Returns (the budget cut the search before its
+/// finest step, stopped or the objective spent).
+fn search_minimum(ev: &mut Evaluator<'_>, dims: usize, search_budget: usize) -> (bool, bool) {
     assert!(dims > 0, "at least one input");
     let design = first_design(dims);
-    assert!(budget >= design.len(), "the budget holds the first design");
-    // Keep about 4 profile trials per interval end, each a line minimisation over every
-    // other input (at most 55% of the budget; the search's unused evaluations go to them too).
-    let for_intervals = (2 * dims * (2 + 4 * (1 + 4 * (dims - 1)))).min(budget * 11 / 20);
-    let mut ev = Evaluator { f, seen: HashMap::new(), evaluations: Vec::new(), budget, stop };
+    assert!(ev.budget >= design.len(), "the budget holds the first design");
     let mut stopped = false;
     for p in &design {
         if ev.eval(p).is_none() {
@@ -308,16 +335,9 @@ pub fn minimise(
         }
     }
     if ev.evaluations.is_empty() {
-        return Outcome {
-            evaluations: Vec::new(),
-            best: 0,
-            intervals: Vec::new(),
-            budget_cut_search: false,
-            intervals_cut: false,
-            stopped,
-        };
+        return (false, stopped);
     }
-    let search_budget = budget.saturating_sub(for_intervals).max(ev.evaluations.len());
+    let search_budget = search_budget.max(ev.evaluations.len());
     let mut step = if dims == 1 { GRID / 8 } else { GRID / 4 };
     let mut budget_cut_search = false;
     while !stopped && step >= MIN_STEP {
@@ -351,6 +371,32 @@ pub fn minimise(
         if !improved {
             step /= 2;
         }
+    }
+    (budget_cut_search, stopped)
+}
+
+/// Minimises `f` over the box `[0, GRID]^dims` within `budget` evaluations and finds the
+/// interval of each input at `objective ≤ minimum + delta`. `stop()` ends the work early.
+///
+/// When `stop()` is true before the first evaluation, the outcome has no evaluations.
+///
+/// # Panics
+/// When `dims` is 0 or the budget cannot hold the first design.
+pub fn minimise(dims: usize, budget: usize, delta: f64, f: &mut Objective<'_>, stop: &dyn Fn() -> bool) -> Outcome {
+    let for_intervals = interval_reserve(dims, budget);
+    let mut ev = Evaluator { f, seen: HashMap::new(), evaluations: Vec::new(), budget, spent: false, stop };
+    let (budget_cut_search, stopped) = search_minimum(&mut ev, dims, budget.saturating_sub(for_intervals));
+    // An objective that is spent cut the search like the end of the budget; it is no stop.
+    let (budget_cut_search, stopped) = (budget_cut_search || ev.spent, stopped && !ev.spent);
+    if ev.evaluations.is_empty() {
+        return Outcome {
+            evaluations: Vec::new(),
+            best: 0,
+            intervals: Vec::new(),
+            budget_cut_search: false,
+            intervals_cut: false,
+            stopped,
+        };
     }
     // Interval ends, per input and side (`interval_end`). The budget left is shared among
     // the ends still to do. An end is found relative to the best point at the time; when a
@@ -405,7 +451,7 @@ mod tests {
     use super::*;
 
     fn run(dims: usize, budget: usize, f: &mut dyn FnMut(&[u32]) -> f64) -> Outcome {
-        minimise(dims, budget, 3.841, f, &|| false)
+        minimise(dims, budget, 3.841, &mut |p| Some(f(p)), &|| false)
     }
 
     #[test]
@@ -463,12 +509,31 @@ mod tests {
             3.841,
             &mut |p| {
                 calls += 1;
-                p.iter().map(|&v| f64::from(v)).sum()
+                Some(p.iter().map(|&v| f64::from(v)).sum())
             },
             &|| false,
         );
         assert!(calls <= 12 && o.evaluations.len() == calls);
-        let o = minimise(1, 20, 3.841, &mut |p| f64::from(p[0]), &|| true);
+        let o = minimise(1, 20, 3.841, &mut |p| Some(f64::from(p[0])), &|| true);
         assert!(o.stopped && o.evaluations.is_empty() && o.intervals.is_empty());
+    }
+
+    #[test]
+    fn a_spent_objective_ends_the_search_like_its_budget_without_a_stop() {
+        // The caller can pay for 12 points; the search was given room for 60.
+        let mut paid = 0;
+        let mut f = |p: &[u32]| {
+            if paid == 12 {
+                return None;
+            }
+            paid += 1;
+            Some(((f64::from(p[0]) - 300.0) / 50.0).powi(2))
+        };
+        let o = minimise(1, 60, 3.841, &mut f, &|| false);
+        assert_eq!(o.evaluations.len(), 12);
+        assert!(!o.stopped && o.budget_cut_search, "{o:?}");
+        // `locate` finds the same minimum as `minimise` and draws no interval.
+        let o = locate(1, 30, &mut |p| Some(((f64::from(p[0]) - 300.0) / 50.0).powi(2)), &|| false);
+        assert!(o.intervals.is_empty() && (f64::from(o.evaluations[o.best].at[0]) - 300.0).abs() <= 8.0, "{o:?}");
     }
 }

@@ -62,7 +62,7 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
         body.replace_range(span, &v);
     }
     let mut head = String::new();
-    let _ = writeln!(head, "# Calibrated by `burstsim calibrate` from {source}: the inputs below were fitted by");
+    let _ = writeln!(head, "{HEADER_START} from {source}: the inputs below were fitted by");
     let _ = writeln!(
         head,
         "# simulation ({} replications per point, policy {}, {} points) to the observations below;",
@@ -121,7 +121,19 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
         );
     }
     head.push('\n');
-    head + &body
+    head + without_calibration_header(&body)
+}
+
+/// The first line of the comment block [`calibrated_toml`] writes.
+const HEADER_START: &str = "# Calibrated by `burstsim calibrate`";
+
+/// `text` without the comment block of an earlier calibration on top (up to and with
+/// the first empty line), so calibrating a calibrated file does not stack the blocks.
+fn without_calibration_header(text: &str) -> &str {
+    if !text.starts_with(HEADER_START) {
+        return text;
+    }
+    text.find("\n\n").map_or(text, |i| &text[i + 2..])
 }
 
 fn csv_field(s: &str) -> String {
@@ -154,14 +166,16 @@ pub fn fitted_csv(cal: &Calibration) -> String {
     out
 }
 
-/// `calibration_residuals.csv`: one row per observation at the best point.
+/// `calibration_residuals.csv`: one row per observation at the best point. `residual` is
+/// in hours; `residual_log`, `scale_log` and `z` are on the scale the objective uses,
+/// ln(hours + tolerance) ([`super::observe::Simulated`]).
 pub fn residuals_csv(cal: &Calibration) -> String {
     let mut out = String::from(
-        "observation,statistic,unit,observed,tolerance,simulated_mean,ci95_low,ci95_high,year_std_dev,replications,residual,scale,z,met\n",
+        "observation,statistic,unit,observed,tolerance,simulated_mean,ci95_low,ci95_high,year_std_dev,replications,residual,residual_log,scale_log,z,met\n",
     );
     for r in &cal.residuals {
         let o = &r.observation;
-        let (mean, lo, hi, sd, n, res, scale, z) = match &r.simulated {
+        let (mean, lo, hi, sd, n, res, gap, scale, z) = match &r.simulated {
             Some(s) => (
                 s.summary.mean,
                 s.summary.low(),
@@ -169,17 +183,18 @@ pub fn residuals_csv(cal: &Calibration) -> String {
                 s.summary.std_dev,
                 s.summary.n,
                 s.residual(o.value),
+                s.gap(o.value),
                 s.scale,
                 s.z(o.value),
             ),
             None => {
                 let nan = f64::NAN;
-                (nan, nan, nan, nan, summarize(&[]).n, nan, nan, nan)
+                (nan, nan, nan, nan, summarize(&[]).n, nan, nan, nan, nan)
             }
         };
         let _ = writeln!(
             out,
-            "{},{},h,{},{},{mean},{lo},{hi},{sd},{n},{res},{scale},{z},{}",
+            "{},{},h,{},{},{mean},{lo},{hi},{sd},{n},{res},{gap},{scale},{z},{}",
             csv_field(&o.label),
             o.statistic.name(),
             o.value,
@@ -190,18 +205,33 @@ pub fn residuals_csv(cal: &Calibration) -> String {
     out
 }
 
-/// `calibration_points.csv`: every evaluated point in order.
+/// `calibration_points.csv`: every evaluated point in order, its inputs, then per
+/// observation the simulated mean over the years and the years' standard deviation
+/// (empty where fewer than two years had a job in it), then the objective.
 pub fn points_csv(cal: &Calibration) -> String {
     let mut out = String::from("point,");
     for f in &cal.fitted {
         out.push_str(&csv_field(&f.input.name));
         out.push(',');
     }
+    for r in &cal.residuals {
+        let label = &r.observation.label;
+        let _ =
+            write!(out, "{},{},", csv_field(&format!("{label}: mean")), csv_field(&format!("{label}: year_std_dev")));
+    }
     out.push_str("objective\n");
     for (i, p) in cal.points.iter().enumerate() {
         let _ = write!(out, "{i},");
         for v in &p.values {
             let _ = write!(out, "{v},");
+        }
+        for s in &p.simulated {
+            match s {
+                Some(s) => {
+                    let _ = write!(out, "{},{},", s.summary.mean, s.summary.std_dev);
+                }
+                None => out.push_str(",,"),
+            }
         }
         let _ = writeln!(out, "{}", p.objective);
     }
@@ -211,6 +241,14 @@ pub fn points_csv(cal: &Calibration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_earlier_calibrations_comment_block_is_replaced_not_stacked() {
+        let calibrated = "# Calibrated by `burstsim calibrate` from a.toml: …\n#   x = 1\n\n# The file's own comment.\nname = \"a\"\n";
+        assert_eq!(without_calibration_header(calibrated), "# The file's own comment.\nname = \"a\"\n");
+        let plain = "# The file's own comment.\n\nname = \"a\"\n";
+        assert_eq!(without_calibration_header(plain), plain);
+    }
 
     #[test]
     fn spans_of_values_in_tables_arrays_and_inline_tables() {
