@@ -12,7 +12,7 @@ fn scenario(text: &str) -> Scenario {
 #[test]
 fn changing_one_seasons_multiplier_leaves_every_earlier_arrival_identical() {
     let base = scenario(DEFAULT_SCENARIO);
-    let changed = scenario(&DEFAULT_SCENARIO.replacen("multiplier = 1.4\n", "multiplier = 1.41\n", 1));
+    let changed = scenario(&DEFAULT_SCENARIO.replacen("multiplier = 1.387\n", "multiplier = 1.397\n", 1));
     assert_ne!(changed.resolved_toml(), base.resolved_toml(), "the graduation-season multiplier was changed");
     // Graduation season starts on 1 April 2027.
     let cal = &base.background_calendar;
