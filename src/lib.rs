@@ -33,6 +33,9 @@
 //!   ([`rng`]); results are collected in replication order and reduced sequentially, so
 //!   the output bytes do not depend on the number of threads.
 
+/// The version every written file names (`run.toml`, a sweep's `scenario.toml`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub mod bench;
 pub mod cloud;
 pub mod cluster;

@@ -23,6 +23,7 @@
 //! A parameter may also be a named **scale axis** that multiplies several keys by the same
 //! factor (`exam-intensity = { scale = [KEY, KEY], values = [1.0, 1.3] }`).
 
+pub mod assemble;
 pub mod decide;
 pub mod recommend;
 pub mod store;

@@ -88,12 +88,7 @@ pub fn after(dir: &Path, no_charts: bool, quiet: bool) {
 /// For `sweep`: keeps the sweep's base scenario as `scenario.toml` (the report shows its
 /// parameters and seed), then draws as [`after`].
 pub fn after_sweep(dir: &Path, base: &toml::Table, no_charts: bool, quiet: bool) {
-    let text = format!(
-        "# burstsim {}: the base scenario of this sweep; the swept keys (sweep.toml) vary per point\n\n{}",
-        env!("CARGO_PKG_VERSION"),
-        toml::to_string(base).unwrap_or_default()
-    );
-    if let Err(e) = burstsim::write::atomic_write(&dir.join("scenario.toml"), text.as_bytes()) {
+    if let Err(e) = burstsim::sweep::assemble::write_base(dir, base) {
         say!("burstsim: warning: {e}");
     }
     after(dir, no_charts, quiet);
