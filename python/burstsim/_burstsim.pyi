@@ -6,6 +6,7 @@ DataFrames and charts.
 """
 
 from os import PathLike
+from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 VERSION: str
@@ -63,7 +64,7 @@ class Run:
 
 class SweepRun:
     @property
-    def dir(self) -> str: ...
+    def dir(self) -> Path: ...
     @property
     def text(self) -> str: ...
     @property
@@ -103,4 +104,4 @@ def run_sweep(
     charts: bool = True,
     progress: _Progress = None,
 ) -> SweepRun: ...
-def plot_dir(dir: _Path, lang_code: str = "en") -> Tuple[str, List[str], str, List[str]]: ...
+def plot_dir(dir: _Path, lang_code: str = "en") -> Tuple[Path, List[str], Path, List[str]]: ...

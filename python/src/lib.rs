@@ -228,11 +228,11 @@ fn watched<T: Send>(
             let mut shown = u64::MAX;
             let mut report = |last: bool| {
                 Python::attach(|py| {
-                    if pending.is_none() {
-                        if let Err(e) = py.check_signals() {
-                            pending = Some(e);
-                            stop.store(true, Ordering::Relaxed);
-                        }
+                    if pending.is_none()
+                        && let Err(e) = py.check_signals()
+                    {
+                        pending = Some(e);
+                        stop.store(true, Ordering::Relaxed);
                     }
                     let d = done.load(Ordering::Relaxed);
                     if let (Some(cb), true) = (&progress, d != shown || last) {
