@@ -7,6 +7,7 @@ fail, unless BURSTSIM_SKIP_CLI=1 says to skip them.
 
 import _thread
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -49,6 +50,16 @@ def assert_same_files(a, b, skip=()):
         if name in skip:
             continue
         assert (Path(a) / name).read_bytes() == (Path(b) / name).read_bytes(), f"{name} differs"
+
+
+@pytest.fixture
+def sigint_raises():
+    """Ctrl-C raises KeyboardInterrupt, as in a terminal or a Jupyter kernel. A process
+    started in the background by a non-interactive shell (`cmd &`, some CI runners)
+    inherits SIGINT ignored, and Python then leaves it ignored."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +173,7 @@ def test_progress_reaches_the_total(tiny):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
-def test_ctrl_c_stops_a_run_cleanly(tiny):
+def test_ctrl_c_stops_a_run_cleanly(tiny, sigint_raises):
     # A real SIGINT, as Ctrl-C in a terminal or the notebook's interrupt button sends it,
     # from another process half a second into a run of 2,000 replications (a minute or
     # more); the run must stop within seconds with KeyboardInterrupt, not finish.
@@ -178,7 +189,7 @@ def test_ctrl_c_stops_a_run_cleanly(tiny):
     assert burstsim.run(tiny, replications=1, seed=1, progress=False).replications_done == 1
 
 
-def test_interrupt_from_another_thread_stops_a_run(tiny):
+def test_interrupt_from_another_thread_stops_a_run(tiny, sigint_raises):
     # The interpreter's interrupt flag set by a Python thread (what IPython and some
     # notebook front ends do) stops it as well.
     started = time.monotonic()
