@@ -72,7 +72,7 @@ pub fn run_manifest(
     let mut raw = scenario.raw.clone();
     raw.simulation.replications = results.replications.len() as u32;
     let mut out = String::new();
-    out.push_str(&format!("# burstsim {} run manifest\n", env!("CARGO_PKG_VERSION")));
+    out.push_str(&format!("# burstsim {} run manifest\n", crate::VERSION));
     out.push_str(&format!("# scenario: {} (hash {:016x})\n", scenario.name, scenario.hash()));
     out.push_str(&format!("# seed: {}; replications: {}\n", scenario.seed, results.replications.len()));
     let stop = match stopping {

@@ -150,7 +150,7 @@ fn lang_sep(lang: Lang) -> &'static str {
 }
 
 fn version_line(lang: Lang) -> String {
-    fill(L::Generated.get(lang), &[env!("CARGO_PKG_VERSION")])
+    fill(L::Generated.get(lang), &[crate::VERSION])
 }
 
 fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &str) -> Vec<Block> {

@@ -71,6 +71,13 @@ pub fn settings(scenario: &Scenario) -> (bool, u32) {
     (s.enabled, s.replications)
 }
 
+/// Replications per level of the band: the count asked for (`--sensitivity-replications`,
+/// else the scenario's own from [`settings`]), at most the replications the run itself
+/// did (the band pairs each level with the run's own years), and at least 1.
+pub fn replications_per_level(requested: Option<u32>, own: u32, run_replications: usize) -> u32 {
+    requested.unwrap_or(own).min(u32::try_from(run_replications).unwrap_or(u32::MAX)).max(1)
+}
+
 /// A level that could not be built: the input, its value and why.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("sensitivity input '{input}' at {value}: {message}")]

@@ -327,7 +327,7 @@ fn run(
     let band = if inputs.is_empty() {
         None
     } else {
-        let n = sensitivity_replications.unwrap_or(own).min(results.replications.len() as u32).max(1);
+        let n = sensitivity::replications_per_level(sensitivity_replications, own, results.replications.len());
         let extra = sensitivity::extra_replications(inputs.len(), n as usize);
         let t = sensitivity::targets(&scn, &targets);
         watched(py, &pool, extra, progress, |tick, stop| sensitivity::run(&scn, &results, &inputs, t, n, tick, stop))?
@@ -369,20 +369,20 @@ impl Run {
     /// sensitivity (with the band).
     fn csv(&self, name: &str) -> PyResult<String> {
         let (s, r, m) = (&self.scenario, &self.results, &self.summaries);
-        let bytes = match name {
-            "summary" => output::csv::summary_csv(m),
-            "paired" => output::csv::paired_csv(m),
-            "classes" => output::csv::classes_csv(m),
-            "seasons" => output::csv::seasons_csv(m),
-            "replications" => output::csv::replications_csv(s, r),
-            "timeseries" => output::csv::timeseries_csv(s, r),
-            "waits" => output::csv::waits_csv(s, r),
-            "class_waits" => output::csv::class_waits_csv(s, r),
-            "risk" if !self.targets.is_empty() => {
+        let bytes = match (name, &self.band) {
+            ("summary", _) => output::csv::summary_csv(m),
+            ("paired", _) => output::csv::paired_csv(m),
+            ("classes", _) => output::csv::classes_csv(m),
+            ("seasons", _) => output::csv::seasons_csv(m),
+            ("replications", _) => output::csv::replications_csv(s, r),
+            ("timeseries", _) => output::csv::timeseries_csv(s, r),
+            ("waits", _) => output::csv::waits_csv(s, r),
+            ("class_waits", _) => output::csv::class_waits_csv(s, r),
+            ("risk", _) if !self.targets.is_empty() => {
                 output::csv::risk_csv(&self.targets, &experiment::risk::policy_risks(s, r, &self.targets))
             }
-            "sensitivity" if self.band.is_some() => sensitivity::band::csv(self.band.as_ref().expect("checked")),
-            other => return Err(value_err(format!("no file '{other}.csv' in this run"))),
+            ("sensitivity", Some(band)) => sensitivity::band::csv(band),
+            (other, _) => return Err(value_err(format!("no file '{other}.csv' in this run"))),
         };
         csv_text(bytes)
     }

@@ -343,7 +343,9 @@ pub fn run(
     // scales). The searches share the budget left after the intervals' reserve.
     let mut scales: Option<Vec<f64>> = None;
     for _ in 0..MAX_REWEIGHTS {
-        let room = state.index.len() + state.limit.saturating_sub(state.points.len());
+        // Every simulated point is free to revisit, so a search may ask for `limit` points
+        // in all: those simulated so far and the ones still allowed.
+        let room = state.limit;
         let found = search::locate(dims, room, &mut |g| state.objective_at(g, scales.as_deref()), stop);
         if state.failure.is_some() || found.evaluations.is_empty() || stop() {
             break;
@@ -360,7 +362,7 @@ pub fn run(
     // so what was simulated gives the result).
     let interrupted = stop();
     state.limit = if interrupted { state.points.len() } else { budget };
-    let room = (state.index.len() + state.limit - state.points.len()).max(search::design_size(dims));
+    let room = state.limit.max(search::design_size(dims));
     let go_on = || false;
     let outcome = search::minimise(
         dims,

@@ -83,7 +83,7 @@ pub fn write(dir: &Path, scenario: &Scenario, results: &Results, index: u32, cou
     let reps: Vec<String> = results.replications.iter().map(u64::to_string).collect();
     let manifest = format!(
         "# burstsim {} shard\nhash = \"{:016x}\"\nindex = {index}\ncount = {count}\ntotal_replications = {}\nreplications = [{}]\n",
-        env!("CARGO_PKG_VERSION"),
+        crate::VERSION,
         scenario.hash(),
         scenario.replications,
         reps.join(", ")

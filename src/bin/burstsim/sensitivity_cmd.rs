@@ -48,7 +48,7 @@ pub fn after_run(
         return Ok(None);
     }
     let inputs = sensitivity::spec::inputs(scenario);
-    let n = a.sensitivity_replications.unwrap_or(own).min(results.replications.len() as u32).max(1);
+    let n = sensitivity::replications_per_level(a.sensitivity_replications, own, results.replications.len());
     let total = sensitivity::extra_replications(inputs.len(), n as usize);
     let pb = crate::common::progress_bar(total, a.quiet, "sensitivity band");
     let started = Instant::now();

@@ -160,7 +160,7 @@ pub fn to_toml(fit: &LogFit) -> String {
     let _ = writeln!(
         s,
         "# burstsim {}. Every figure below is estimated from the log unless marked (assumption).",
-        env!("CARGO_PKG_VERSION")
+        crate::VERSION
     );
     let _ = writeln!(s, "# Reference for every key: docs/SCENARIOS.md; how the fit works: docs/TRACES.md.");
     let _ = writeln!(s, "#");
