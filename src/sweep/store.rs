@@ -104,7 +104,7 @@ pub fn sweep_hash(sweep: &Sweep) -> String {
             text.push_str(&format!(" scaling {}", p.scale.join(",")));
         }
     }
-    text.push_str(&format!("\nburstsim {}", crate::VERSION));
+    text.push_str(&format!("\nburstsim {}", env!("CARGO_PKG_VERSION")));
     format!(
         "{:016x}",
         text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
