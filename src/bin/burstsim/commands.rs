@@ -13,7 +13,7 @@ use burstsim::scenario::Scenario;
 use crate::args::{BenchArgs, Cli, Command, Format, MergeArgs, RunArgs, ValidateArgs};
 use crate::common::{
     EXIT_INTERRUPTED, UsageError, claim_out_dir, install_interrupt_handler, interrupted, lock_out_dir, pool,
-    progress_bar, sequential_progress,
+    progress_bar, sequential_progress, significant,
 };
 use crate::sweep_cmd::sweep;
 
@@ -31,16 +31,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Plot(a) => crate::plot_cmd::plot(a),
         Command::Calibrate(a) => crate::calibrate_cmd::calibrate(a),
     }
-}
-
-/// A rate with three significant digits (0.0412, 0.412, 4.12, 41.2, 412), so that a slow
-/// run does not print "0.0 replications/s".
-fn significant(x: f64) -> String {
-    if !x.is_finite() || x <= 0.0 {
-        return format!("{x}");
-    }
-    let decimals = (2 - x.log10().floor() as i32).clamp(0, 6) as usize;
-    format!("{x:.decimals$}")
 }
 
 fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {

@@ -97,28 +97,94 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
     } else {
         ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
     };
+    let last = std::sync::Arc::new(std::sync::Mutex::new(LastStep::default()));
+    let for_rate = std::sync::Arc::clone(&last);
     pb.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta_average} left)")
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len}, {average_rate}/s, {eta_average} left")
             .expect("valid template")
-            .with_key("eta_average", eta_from_average)
+            .with_key("eta_average", move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let step = last.lock().map(|mut l| l.seen(s)).unwrap_or_default();
+                let _ = w.write_str(&step.time_left(s));
+            })
+            .with_key("average_rate", move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let step = for_rate.lock().map(|mut l| l.seen(s)).unwrap_or_default();
+                let _ = w.write_str(&step.rate());
+            })
             .progress_chars("=> "),
     );
     pb.set_message(what.to_string());
+    if !quiet {
+        // Redraws between steps, so that the time left counts down while a chunk runs.
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    }
     pb
 }
 
-/// Time left at the average rate since the bar started (elapsed × left / done). The units
-/// of a bar are alike (replications, or a sweep's policy-replications), so this is close
-/// once a tenth is done; indicatif's own `{eta}` weighs the last few steps, which arrive
-/// in bursts (one per thread, then nothing while a chunk runs) and made it jump.
-fn eta_from_average(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
-    let (done, len) = (state.pos(), state.len().unwrap_or(0));
-    if done == 0 {
-        let _ = w.write_str("…");
-        return;
+/// The bar's position and the time it was first drawn there. Work arrives in bursts (one
+/// replication per thread, then nothing while the next ones run), so the ETA is taken
+/// at the average rate up to the last step and counted down from there: elapsed × left /
+/// done read between steps (indicatif's `{eta}` weighs the last few steps and jumped even
+/// more) overstated the time left by up to 90% on the default run (scripts/eta-check.py).
+#[derive(Clone, Copy, Default)]
+struct LastStep {
+    pos: u64,
+    /// Seconds since the bar started when `pos` was first drawn.
+    at: f64,
+    len: u64,
+}
+
+impl LastStep {
+    /// Notes a new position, then returns the step in force.
+    fn seen(&mut self, state: &indicatif::ProgressState) -> LastStep {
+        if state.pos() != self.pos {
+            self.pos = state.pos();
+            self.at = state.elapsed().as_secs_f64();
+        }
+        self.len = state.len().unwrap_or(0);
+        *self
     }
-    let secs = state.elapsed().as_secs_f64() * len.saturating_sub(done) as f64 / done as f64;
-    let _ = write!(w, "{:#}", indicatif::HumanDuration(std::time::Duration::from_secs_f64(secs)));
+
+    /// Units per second up to the last step, to three significant digits.
+    fn rate(&self) -> String {
+        if self.pos == 0 || self.at <= 0.0 {
+            return "…".into();
+        }
+        significant(self.pos as f64 / self.at)
+    }
+
+    /// The time left at the average rate up to the last step, less the time since it.
+    fn time_left(&self, state: &indicatif::ProgressState) -> String {
+        if self.pos == 0 {
+            return "…".into();
+        }
+        let at_step = self.at * self.len.saturating_sub(self.pos) as f64 / self.pos as f64;
+        duration_left(at_step - (state.elapsed().as_secs_f64() - self.at))
+    }
+}
+
+/// A time left to the second under an hour and to the minute above it ("45 s",
+/// "12 min 05 s", "1 h 07 min"). indicatif's `HumanDuration` keeps only the largest unit,
+/// so "2m" stood for anything from 2:00 to 2:59, too coarse to judge an ETA by.
+pub(crate) fn duration_left(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => {
+            let minutes = (s + 30) / 60;
+            format!("{} h {:02} min", minutes / 60, minutes % 60)
+        }
+    }
+}
+
+/// A rate with three significant digits (0.0412, 0.412, 4.12, 41.2, 412), so that a slow
+/// run does not print "0.0 replications/s".
+pub(crate) fn significant(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{x:.decimals$}")
 }
 
 /// Progress under sequential stopping: the total is unknown, so show replications done
@@ -174,4 +240,28 @@ pub(crate) fn claim_out_dir(
         Claim::Same => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{duration_left, significant};
+
+    #[test]
+    fn time_left_keeps_seconds_under_an_hour() {
+        assert_eq!(duration_left(0.4), "0 s");
+        assert_eq!(duration_left(59.4), "59 s");
+        assert_eq!(duration_left(125.0), "2 min 05 s");
+        assert_eq!(duration_left(3599.0), "59 min 59 s");
+        assert_eq!(duration_left(3600.0 + 7.0 * 60.0 + 31.0), "1 h 08 min");
+        assert_eq!(duration_left(2.0 * 3600.0 - 10.0), "2 h 00 min");
+        assert_eq!(duration_left(-3.0), "0 s");
+    }
+
+    #[test]
+    fn rates_keep_three_significant_digits() {
+        assert_eq!(significant(0.041234), "0.0412");
+        assert_eq!(significant(4.1234), "4.12");
+        assert_eq!(significant(412.34), "412");
+        assert_eq!(significant(4123.4), "4123");
+    }
 }
