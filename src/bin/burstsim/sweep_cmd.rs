@@ -107,20 +107,22 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
     // Progress in policy-replications, the unit of work: a point that reuses a policy
     // simulated at an earlier point costs less, and counting points made the ETA wrong.
     let to_run = |p: usize| !(st.is_done(p) || shard.is_some_and(|(i, n)| p as u32 % n != i));
+    let order = interleaved(total);
     let mut planned = std::collections::HashSet::new();
     let (mut work, mut total_work) = (vec![0u64; total], 0u64);
-    for (p, units) in work.iter_mut().enumerate() {
+    for &p in &order {
         if to_run(p) {
             let scn = sw.scenario(p)?;
             let fresh = (0..scn.policies.len()).filter(|&k| planned.insert(sweep::policy_key(&scn, k))).count();
-            *units = fresh as u64; // per replication
+            work[p] = fresh as u64; // per replication
             total_work += fresh as u64 * u64::from(scn.replications);
         }
     }
     let pb = progress_bar(total_work, a.quiet, "policy-replications");
     let started = Instant::now();
     let mut cache = std::collections::HashMap::new();
-    for (p, &units) in work.iter().enumerate() {
+    for &p in &order {
+        let units = work[p];
         if !to_run(p) {
             continue;
         }
@@ -217,4 +219,48 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
     }
     say!("burstsim: {} points ({} resumed) in {:.1} s", total, done_before, started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The order the points of a sweep run in: every point once, by a stride of about
+/// n/φ (the golden ratio) coprime with n, so that the first points done already mix
+/// every part of the grid. A grid runs its last axis fastest, and the cost of a
+/// policy-replication differs between its blocks (2.5× between the two halves of the
+/// exam-season sweep): run in grid order, the ETA at the average rate was off by more than
+/// 30% at every sample (scripts/eta-check.py). Each point's numbers do not depend on the
+/// order (policies reused between points are the same numbers either way), nor do the
+/// files, which are stored by point index.
+fn interleaved(n: usize) -> Vec<usize> {
+    if n < 3 {
+        return (0..n).collect();
+    }
+    let gcd = |mut a: usize, mut b: usize| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let mut stride = ((n as f64) / 1.618_033_988_75).round() as usize;
+    while gcd(stride, n) != 1 {
+        stride += 1;
+    }
+    (0..n).map(|k| k * stride % n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::interleaved;
+
+    #[test]
+    fn the_interleaved_order_runs_every_point_once_and_mixes_the_grid() {
+        for n in 0..200 {
+            let mut order = interleaved(n);
+            // The first fifth of the points already reaches both halves of the grid.
+            if n >= 10 {
+                let first = &order[..n / 5];
+                assert!(first.iter().any(|&p| p < n / 2) && first.iter().any(|&p| p >= n / 2), "n = {n}: {first:?}");
+            }
+            order.sort_unstable();
+            assert_eq!(order, (0..n).collect::<Vec<_>>(), "n = {n}");
+        }
+    }
 }
