@@ -15,6 +15,16 @@
 # $BURSTSIM_SLURM_DIR (default: target/slurm-test in the checkout, which git ignores).
 # Daemons run as root, each with its own PID file; `stop` signals only those PIDs.
 #
+# Accounting (optional): BURSTSIM_SLURM_ACCOUNTING=classic or fairtree also installs
+# mariadb-server and slurmdbd, runs mariadbd (datadir, socket, PID file under $DIR/mysql and
+# $DIR/run, TCP on 127.0.0.1 only) and slurmdbd (slurmdbd.conf mode 600), stores accounting
+# with AccountingStorageType=accounting_storage/slurmdbd, creates the accounts of
+# BURSTSIM_SLURM_ACCOUNTS ("name:fairshare,...", default group:1,others:1) with user root
+# in each, and turns on fair-share: PriorityWeightFairshare=10000, decay half-life
+# BURSTSIM_SLURM_HALF_LIFE (default 0-0:10), classic fair-share (PriorityFlags=NO_FAIR_TREE)
+# or Fair Tree. Each accounting start begins with an empty database and no usage. Unset
+# (the default) = no database, exactly as before.
+#
 # Exit codes: 0 done; 2 usage; 3 not root; 4 no apt-get or the packages cannot be
 # installed; 5 installed but the daemons did not come up (see the log tail printed);
 # 6 (status only) not running. Scheduling knobs can be changed with environment variables
@@ -29,6 +39,12 @@ PORT=${BURSTSIM_SLURM_PORT:-16817}   # slurmctld; slurmd of node k listens on PO
 BF_INTERVAL=${BURSTSIM_SLURM_BF_INTERVAL:-2}
 CONF=$DIR/etc/slurm.conf
 SLURM_SBIN=${BURSTSIM_SLURM_SBIN:-/usr/sbin}
+ACCOUNTING=${BURSTSIM_SLURM_ACCOUNTING:-}
+ACCOUNTS=${BURSTSIM_SLURM_ACCOUNTS:-group:1,others:1}
+HALF_LIFE=${BURSTSIM_SLURM_HALF_LIFE:-0-0:10}
+DBD_PORT=$((PORT + NODES + 1))   # slurmdbd
+DB_PORT=$((PORT + NODES + 2))    # mariadbd, 127.0.0.1 only
+DBDCONF=$DIR/etc/slurmdbd.conf
 
 say() { echo "slurm-cluster: $*"; }
 die() { local code=$1; shift; echo "slurm-cluster: $*" >&2; exit "$code"; }
@@ -49,12 +65,17 @@ install_packages() {
   local extra=()
   # scripts/slurm-replay.py (the job-list driver) needs Python 3.
   command -v python3 >/dev/null 2>&1 || { missing+=(python3); extra+=(python3); }
+  if [[ -n $ACCOUNTING ]]; then
+    for b in mariadbd mariadb-install-db mariadb slurmdbd sacctmgr; do
+      command -v "$b" >/dev/null 2>&1 || [[ -x $SLURM_SBIN/$b ]] || { missing+=("$b"); extra+=(mariadb-server slurmdbd); }
+    done
+  fi
   if [[ ${#missing[@]} -eq 0 ]]; then
     say "Slurm $(slurmctld -V 2>/dev/null | awk '{print $2}') and munge are installed"
     return 0
   fi
   command -v apt-get >/dev/null 2>&1 || die 4 "cannot set up: ${missing[*]} missing and there is no apt-get to install them"
-  say "installing slurmctld slurmd slurm-client munge with apt-get (missing: ${missing[*]})"
+  say "installing slurmctld slurmd slurm-client munge ${extra[*]} with apt-get (missing: ${missing[*]})"
   local log=$DIR/log/apt.log
   if ! { timeout 600 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq \
         --no-install-recommends slurmctld slurmd slurm-client munge "${extra[@]}"; } >"$log" 2>&1; then
@@ -64,6 +85,63 @@ install_packages() {
   command -v slurmctld >/dev/null 2>&1 || [[ -x $SLURM_SBIN/slurmctld ]] \
     || die 4 "cannot set up: apt-get finished but slurmctld is still missing (log: $log)"
   say "installed Slurm $(slurmctld -V | awk '{print $2}')"
+}
+
+# The accounting storage lines of slurm.conf.
+accounting_lines() {
+  if [[ -z $ACCOUNTING ]]; then
+    echo "AccountingStorageType=accounting_storage/none"
+    return
+  fi
+  cat <<EOF
+# Accounting through slurmdbd (on mariadbd), which fair-share and age need:
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$DBD_PORT
+AccountingStorageEnforce=associations
+# The munge socket for connections to slurmdbd (AuthInfo does not reach them):
+AccountingStoragePass=$DIR/run/munge.socket
+EOF
+}
+
+# The priority lines of slurm.conf.
+priority_lines() {
+  if [[ -z $ACCOUNTING ]]; then
+    cat <<'EOF'
+# Priority: multifactor with explicit weights, all zero. Without slurmdbd Slurm 22.05 ignores
+# the age and fair-share factors ("PriorityWeightAge can only be used with SlurmDBD"), and job
+# size or partition weights would stop it being FIFO, so every job gets priority 1 and the
+# queue order is submission order (equal priorities are ordered by job id).
+PriorityType=priority/multifactor
+PriorityWeightAge=0
+PriorityWeightFairshare=0
+PriorityWeightJobSize=0
+PriorityWeightPartition=0
+PriorityWeightQOS=0
+PriorityWeightAssoc=0
+PriorityMaxAge=1-0
+PriorityCalcPeriod=1
+EOF
+    return
+  fi
+  local flags="# Fair Tree (Slurm's default since 19.05): no PriorityFlags."
+  [[ $ACCOUNTING == classic ]] && flags="# Classic fair-share 2^(-U/S) instead of Fair Tree:
+PriorityFlags=NO_FAIR_TREE"
+  cat <<EOF
+# Priority: fair-share only (the other weights zero), usage decaying with the half-life;
+# equal priorities are ordered by job id.
+PriorityType=priority/multifactor
+$flags
+PriorityWeightAge=0
+PriorityWeightFairshare=10000
+PriorityWeightJobSize=0
+PriorityWeightPartition=0
+PriorityWeightQOS=0
+PriorityWeightAssoc=0
+PriorityMaxAge=1-0
+PriorityDecayHalfLife=$HALF_LIFE
+PriorityCalcPeriod=1
+EOF
 }
 
 write_config() {
@@ -92,7 +170,7 @@ SwitchType=switch/none
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+$(accounting_lines)
 # Start and end of every job, without a database (read by scripts/slurm-replay.py):
 JobCompType=jobcomp/filetxt
 JobCompLoc=$DIR/log/jobcomp.txt
@@ -123,19 +201,7 @@ SelectTypeParameters=CR_Core
 # planning at 1 s resolution (the default 60 s is coarser than our compressed runtimes).
 SchedulerType=sched/backfill
 SchedulerParameters=bf_interval=$BF_INTERVAL,bf_resolution=1,bf_window=60,bf_max_job_test=500,bf_continue
-# Priority: multifactor with explicit weights, all zero. Without slurmdbd Slurm 22.05 ignores
-# the age and fair-share factors ("PriorityWeightAge can only be used with SlurmDBD"), and job
-# size or partition weights would stop it being FIFO, so every job gets priority 1 and the
-# queue order is submission order (equal priorities are ordered by job id).
-PriorityType=priority/multifactor
-PriorityWeightAge=0
-PriorityWeightFairshare=0
-PriorityWeightJobSize=0
-PriorityWeightPartition=0
-PriorityWeightQOS=0
-PriorityWeightAssoc=0
-PriorityMaxAge=1-0
-PriorityCalcPeriod=1
+$(priority_lines)
 # Memory is not a consumable resource here (CR_Core); 16 GB per node lets jobs ask for
 # memory the way scenarios/slurm-array.sh does (--mem=4G).
 NodeName=n[1-$NODES] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[$((PORT + 1))-$((PORT + NODES))] CPUs=$CPUS Sockets=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=16000 State=UNKNOWN
@@ -159,6 +225,84 @@ start_munge() {
   say "started munged --force (pid $(cat "$DIR/run/munged.pid"), socket $DIR/run/munge.socket)"
 }
 
+MYSQL_SOCK=$DIR/run/mysqld.sock
+db() { mariadb --no-defaults --socket="$MYSQL_SOCK" -u root "$@"; }
+
+# mariadbd on a fresh datadir under $DIR/mysql, TCP on 127.0.0.1:$DB_PORT for slurmdbd, and
+# a database user `slurm` with a random password (written only to slurmdbd.conf, mode 600).
+start_mariadb() {
+  if alive "$DIR/run/mariadbd.pid"; then
+    say "mariadbd already running (pid $(cat "$DIR/run/mariadbd.pid"))"
+    return
+  fi
+  rm -rf -- "$DIR/mysql"
+  mkdir -p "$DIR/mysql"
+  mariadb-install-db --no-defaults --user=root --datadir="$DIR/mysql" --auth-root-authentication-method=socket \
+    --skip-test-db >"$DIR/log/mariadb-install-db.log" 2>&1 \
+    || { tail -n 5 "$DIR/log/mariadb-install-db.log" >&2; fail "cannot set up: mariadb-install-db failed"; }
+  rm -f "$MYSQL_SOCK"
+  setsid "$(command -v mariadbd)" --no-defaults --user=root --datadir="$DIR/mysql" --socket="$MYSQL_SOCK" \
+    --pid-file="$DIR/run/mariadbd.pid" --port="$DB_PORT" --bind-address=127.0.0.1 \
+    --log-error="$DIR/log/mariadbd.log" --innodb-buffer-pool-size=32M </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 100); do alive "$DIR/run/mariadbd.pid" && db -e 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
+  alive "$DIR/run/mariadbd.pid" || { tail -n 5 "$DIR/log/mariadbd.log" >&2; fail "cannot set up: mariadbd did not start"; }
+  local pass
+  pass=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  db -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" \
+    || fail "cannot set up: could not create the database user"
+  (umask 077; cat >"$DBDCONF" <<EOF
+# Generated by scripts/slurm-cluster.sh: slurmdbd for the one-machine cluster.
+AuthType=auth/munge
+AuthInfo=socket=$DIR/run/munge.socket
+DbdHost=localhost
+DbdPort=$DBD_PORT
+SlurmUser=root
+PidFile=$DIR/run/slurmdbd.pid
+LogFile=$DIR/log/slurmdbd.log
+DebugLevel=info
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$DB_PORT
+StorageUser=slurm
+StoragePass=$pass
+StorageLoc=slurm_acct_db
+EOF
+  )
+  chmod 600 "$DBDCONF"
+  say "started mariadbd (pid $(cat "$DIR/run/mariadbd.pid"), 127.0.0.1:$DB_PORT, datadir $DIR/mysql)"
+}
+
+# slurmdbd (it reads slurmdbd.conf beside $SLURM_CONF), then the cluster, the accounts with
+# their shares and user root in each.
+start_slurmdbd() {
+  if alive "$DIR/run/slurmdbd.pid"; then
+    say "slurmdbd already running (pid $(cat "$DIR/run/slurmdbd.pid"))"
+    return
+  fi
+  SLURM_CONF=$CONF "$SLURM_SBIN/slurmdbd" >>"$DIR/log/slurmdbd.log" 2>&1 \
+    || { tail -n 8 "$DIR/log/slurmdbd.log" >&2; fail "cannot set up: slurmdbd did not start"; }
+  for _ in $(seq 100); do
+    alive "$DIR/run/slurmdbd.pid" && SLURM_CONF=$CONF sacctmgr -n list cluster >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  alive "$DIR/run/slurmdbd.pid" || { tail -n 8 "$DIR/log/slurmdbd.log" >&2; fail "cannot set up: slurmdbd exited"; }
+  say "started slurmdbd (pid $(cat "$DIR/run/slurmdbd.pid"), port $DBD_PORT)"
+  local sam=(env SLURM_CONF="$CONF" sacctmgr -i -Q)
+  "${sam[@]}" add cluster burstsim >/dev/null || fail "cannot set up: sacctmgr add cluster failed"
+  local a name share names=()
+  IFS=, read -ra accts <<<"$ACCOUNTS"
+  for a in "${accts[@]}"; do
+    name=${a%%:*} share=${a#*:}
+    [[ -n $name && $share =~ ^[0-9]+$ && $a == *:* ]] || fail "cannot set up: BURSTSIM_SLURM_ACCOUNTS entry '$a' is not name:shares"
+    "${sam[@]}" add account "$name" cluster=burstsim fairshare="$share" >/dev/null \
+      || fail "cannot set up: sacctmgr add account $name failed"
+    names+=("$name")
+  done
+  "${sam[@]}" add user root account="$(IFS=,; echo "${names[*]}")" cluster=burstsim >/dev/null \
+    || fail "cannot set up: sacctmgr add user root failed"
+  say "accounts with shares: $ACCOUNTS (user root in each)"
+}
+
 node_states() { SLURM_CONF=$CONF sinfo -h -N -o '%N %T' 2>/dev/null | sort -u; }
 
 start() {
@@ -168,6 +312,10 @@ start() {
   local all=1
   alive "$DIR/run/slurmctld.pid" || all=0
   for k in $(seq $NODES); do alive "$DIR/run/slurmd-n$k.pid" || all=0; done
+  if [[ -n $ACCOUNTING ]]; then
+    alive "$DIR/run/slurmdbd.pid" || all=0
+    alive "$DIR/run/mariadbd.pid" || all=0
+  fi
   if [[ $all -eq 1 ]] && alive "$DIR/run/munged.pid"; then
     say "already running (slurmctld pid $(cat "$DIR/run/slurmctld.pid")); nothing to do"
     write_config "$CONF.new" >/dev/null
@@ -191,6 +339,10 @@ start() {
   fi
   start_munge
   export SLURM_CONF=$CONF
+  if [[ -n $ACCOUNTING ]]; then
+    start_mariadb
+    start_slurmdbd
+  fi
   if alive "$DIR/run/slurmctld.pid"; then
     say "slurmctld already running (pid $(cat "$DIR/run/slurmctld.pid"))"
   else
@@ -262,12 +414,17 @@ stop() {
   fi
   for k in $(seq $NODES); do stop_pidfile "slurmd -N n$k" "$DIR/run/slurmd-n$k.pid"; done
   stop_pidfile slurmctld "$DIR/run/slurmctld.pid"
+  # slurmdbd and mariadbd only exist with accounting; "not running" otherwise.
+  [[ -e $DIR/run/slurmdbd.pid ]] && stop_pidfile slurmdbd "$DIR/run/slurmdbd.pid"
+  [[ -e $DIR/run/mariadbd.pid ]] && stop_pidfile mariadbd "$DIR/run/mariadbd.pid"
   stop_pidfile munged "$DIR/run/munged.pid"
 }
 
 status() {
   local down=0
-  for d in munged slurmctld $(printf 'slurmd-n%s ' $(seq $NODES)); do
+  local extra=""
+  [[ -n $ACCOUNTING ]] && extra="mariadbd slurmdbd"
+  for d in munged $extra slurmctld $(printf 'slurmd-n%s ' $(seq $NODES)); do
     if alive "$DIR/run/$d.pid"; then say "$d running (pid $(cat "$DIR/run/$d.pid"))"; else say "$d not running"; down=1; fi
   done
   if alive "$DIR/run/slurmctld.pid"; then
@@ -280,6 +437,11 @@ status() {
   fi
   [[ $down -eq 0 ]] || return 6
 }
+
+case $ACCOUNTING in
+  "" | classic | fairtree) ;;
+  *) die 2 "BURSTSIM_SLURM_ACCOUNTING='$ACCOUNTING' is not allowed; give classic or fairtree, or leave it unset for no accounting" ;;
+esac
 
 case "${1:-}" in
   start) start ;;

@@ -5,26 +5,40 @@
 //!
 //! ```text
 //! priority = W_age · min(age / PriorityMaxAge, 1)
-//!          + W_fairshare · 2^(−U/S)
+//!          + W_fairshare · F                          (classic or Fair Tree, below)
 //!          + W_jobsize · (GPUs / cluster GPUs)        (1 − that with PriorityFavorSmall)
 //!          + W_partition · partition PriorityJobFactor / the largest one
 //! ```
 //!
-//! **Fair-share is the classic algorithm**, F = 2^(−U/S), with S the account's
-//! normalised shares (its `fairshare` over the sum of all accounts') and U its normalised
-//! effective usage (its decayed GPU-seconds over everyone's). We chose classic over Fair
-//! Tree because the model has one level of accounts under the root (no sub-accounts or
-//! users), where Fair Tree's ranking of siblings reduces to ordering by the same U/S
-//! ratio; classic keeps the factor a closed form whose tests have known answers, and it is
-//! what `sshare` reports as FairShare for a flat tree. Usage decays with
-//! PriorityDecayHalfLife: a GPU-second used Δ ago counts 2^(−Δ/half-life). It accrues
-//! exactly (integrated between changes of the running set), not by sampling.
+//! Both fair-share algorithms read the same two numbers per account: S, its normalised
+//! shares (its `fairshare` over the sum of all accounts'), and U, its normalised effective
+//! usage (its decayed GPU-seconds over everyone's). The model's association tree is flat:
+//! every account sits under the root and holds one user, so the accounts are the only
+//! siblings that share anything.
+//!
+//! - **Classic** (the default, Slurm's `PriorityFlags=NO_FAIR_TREE`): F = 2^(−U/S), a closed
+//!   form of the account's own numbers (0 when S = 0). It is what `sshare` reports as
+//!   FairShare for a flat tree.
+//! - **Fair Tree** (`fairshare_algorithm = "fair-tree"`, Slurm's default since 19.05): each
+//!   account's level fair-share LF = S/U (∞ when it has shares and no usage, 0 when it has
+//!   no shares), the accounts ranked from the highest LF down, and F = rank / N with N the
+//!   number of user associations (here the number of accounts). The top account has rank N;
+//!   accounts with equal LF share a rank, and the next distinct LF takes the rank it would
+//!   have had without the tie (N, N, N−2, …). With one user per account the user level adds
+//!   nothing: a lone user's LF never competes with another's. So this covers Fair Tree's
+//!   sibling ranking at one level, its tie rule for sibling accounts and its factor; the
+//!   deeper levels (sub-accounts, several users per account, users beside accounts) have
+//!   nothing to act on in the model.
+//!
+//! Usage decays with PriorityDecayHalfLife: a GPU-second used Δ ago counts 2^(−Δ/half-life).
+//! It accrues exactly (integrated between changes of the running set), not by sampling.
 //!
 //! As in Slurm, priorities are computed when a job is submitted and recomputed for every
 //! queued job each PriorityCalcPeriod (the age factor grows and usage decays between
 //! recomputations, but the order only changes when it runs). Ties go to the earlier
 //! submission.
 
+use crate::scenario::raw::FairshareAlgorithm;
 use crate::scenario::{Campus, Multifactor, Priority};
 use crate::units::SimTime;
 
@@ -103,8 +117,17 @@ impl PriorityState {
         self.accrued_to = now;
     }
 
-    /// The classic fair-share factor 2^(−U/S) of an account.
+    /// The fair-share factor of an account, by the scenario's algorithm (1 under FIFO,
+    /// where no one reads it).
     pub fn fairshare(&self, account: u16) -> f64 {
+        match self.cfg.as_ref().map(|m| m.fairshare_algorithm) {
+            Some(FairshareAlgorithm::FairTree) => fair_tree_factors(&self.shares, &self.usage)[usize::from(account)],
+            _ => self.classic_fairshare(account),
+        }
+    }
+
+    /// The classic fair-share factor 2^(−U/S) of an account.
+    fn classic_fairshare(&self, account: u16) -> f64 {
         let total: f64 = self.usage.iter().sum();
         let a = usize::from(account);
         let u = if total > 0.0 { self.usage[a] / total } else { 0.0 };
@@ -124,7 +147,10 @@ impl PriorityState {
     /// Every account's fair-share factor (compute once, then [`PriorityState::priority_with`]
     /// for each queued job).
     pub fn fairshare_factors(&self) -> Vec<f64> {
-        (0..self.usage.len()).map(|a| self.fairshare(a as u16)).collect()
+        match self.cfg.as_ref().map(|m| m.fairshare_algorithm) {
+            Some(FairshareAlgorithm::FairTree) => fair_tree_factors(&self.shares, &self.usage),
+            _ => (0..self.usage.len()).map(|a| self.classic_fairshare(a as u16)).collect(),
+        }
     }
 
     /// The priority with the account's fair-share factor given.
@@ -140,18 +166,61 @@ impl PriorityState {
     }
 }
 
+/// Fair Tree's fair-share factor of each account of a flat tree (every account under the
+/// root, one user each), from the accounts' normalised `shares` and raw decayed `usage`.
+///
+/// Level fair-share LF = S/U, with U the account's usage over the sum of its siblings'
+/// (0 when no one has used anything): ∞ when S > 0 and U = 0, 0 when S = 0. Accounts are
+/// ranked from the highest LF down; the first has rank N (the number of accounts), equal
+/// LFs share the rank of the first of them, and the next LF takes its place in the order
+/// (N, N, N−2, …). The factor is rank / N.
+pub fn fair_tree_factors(shares: &[f64], usage: &[f64]) -> Vec<f64> {
+    debug_assert_eq!(shares.len(), usage.len());
+    let total: f64 = usage.iter().sum();
+    let level: Vec<f64> = shares
+        .iter()
+        .zip(usage)
+        .map(|(&s, &u)| {
+            let u = if total > 0.0 { u / total } else { 0.0 };
+            if s == 0.0 { 0.0 } else { s / u }
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..level.len()).collect();
+    order.sort_by(|&a, &b| level[b].total_cmp(&level[a]));
+    let n = level.len() as f64;
+    let mut factors = vec![0.0; level.len()];
+    let mut rank = n;
+    for (place, &a) in order.iter().enumerate() {
+        let tied = place > 0 && level[order[place - 1]] == level[a];
+        if !tied {
+            rank = n - place as f64;
+        }
+        factors[a] = rank / n;
+    }
+    factors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::Scenario;
 
     fn campus() -> Campus {
+        campus_with("")
+    }
+
+    /// The test campus with `extra` lines added to `[campus.multifactor]`.
+    fn campus_with(extra: &str) -> Campus {
+        Scenario::from_toml_str(&scenario_text(extra), "p.toml").unwrap().campus
+    }
+
+    fn scenario_text(extra: &str) -> String {
         let text = "[simulation]\nstart_date = \"2026-01-01\"\nhorizon_days = 10\n\
             [campus]\nplacement = \"nodes\"\nnodes = 4\ngpus_per_node = 8\nvram_gb = 80\npriority = \"multifactor\"\n\
-            [campus.multifactor]\nweight_age = 0\nweight_job_size = 0\nweight_partition = 0\nweight_fairshare = 1000\ndecay_half_life_days = 1\n\
+            [campus.multifactor]\nweight_age = 0\nweight_job_size = 0\nweight_partition = 0\nweight_fairshare = 1000\ndecay_half_life_days = 1\nEXTRA\n\
             [[campus.accounts]]\nname = \"heavy\"\n[[campus.accounts]]\nname = \"light\"\n\
             [[workload.classes]]\nname = \"x\"\njobs_per_week = 0\nruntime_hours = 1\n";
-        Scenario::from_toml_str(text, "p.toml").unwrap().campus
+        text.replace("EXTRA", extra)
     }
 
     #[test]
@@ -192,5 +261,73 @@ mod tests {
         q.accrue(40_000, |a| u32::from(a == 0));
         q.accrue(86_400, |a| u32::from(a == 0));
         assert!((q.usage[0] - p.usage[0]).abs() < 1e-6);
+    }
+
+    /// Shares 4:2:2:1:1:0 and decayed usage 40:10:10:0:30:10 (of 100), worked by hand:
+    ///
+    /// ```text
+    /// account     S     U     LF = S/U   place  rank  factor = rank/6
+    /// d          0.1   0      ∞          1      6     6/6
+    /// b          0.2   0.1    2          2      5     5/6   (tied with c)
+    /// c          0.2   0.1    2          3      5     5/6
+    /// a          0.4   0.4    1          4      3     3/6   (the rank after a tie skips)
+    /// e          0.1   0.3    1/3        5      2     2/6
+    /// f          0     0.1    0 (S = 0)  6      1     1/6
+    /// ```
+    #[test]
+    fn fair_tree_ranks_accounts_by_shares_over_usage_with_ties_sharing_a_rank() {
+        let raw = [4.0, 2.0, 2.0, 1.0, 1.0, 0.0];
+        let total: f64 = raw.iter().sum();
+        let shares: Vec<f64> = raw.iter().map(|s| s / total).collect();
+        let usage = [40.0, 10.0, 10.0, 0.0, 30.0, 10.0];
+        let f = fair_tree_factors(&shares, &usage);
+        let expected = [3.0 / 6.0, 5.0 / 6.0, 5.0 / 6.0, 1.0, 2.0 / 6.0, 1.0 / 6.0];
+        for (a, (got, want)) in f.iter().zip(expected).enumerate() {
+            assert!((got - want).abs() < 1e-12, "account {a}: {got} (want {want}), all {f:?}");
+        }
+        // The usage scale does not matter, only the ratios (U is normalised).
+        let scaled: Vec<f64> = usage.iter().map(|u| u * 3600.0).collect();
+        assert_eq!(fair_tree_factors(&shares, &scaled), f);
+    }
+
+    #[test]
+    fn fair_tree_with_no_usage_ties_every_account_with_shares_at_the_top() {
+        // Shares 1:1:0, nothing used: LF = ∞, ∞, 0. The two with shares tie at rank 3; the
+        // one without ranks 1 (not 2: two accounts are ahead of it).
+        let f = fair_tree_factors(&[0.5, 0.5, 0.0], &[0.0, 0.0, 0.0]);
+        assert_eq!(f, vec![1.0, 1.0, 1.0 / 3.0]);
+    }
+
+    #[test]
+    fn fair_tree_from_the_scenario_ranks_the_light_account_first() {
+        let c = campus_with("fairshare_algorithm = \"fair-tree\"");
+        let Priority::Multifactor(m) = &c.priority else { panic!("multifactor") };
+        assert_eq!(m.fairshare_algorithm, FairshareAlgorithm::FairTree);
+        let (heavy, light) = (0u16, 1u16);
+        let n = c.accounts.len() as f64;
+        let mut p = PriorityState::new(&c);
+        // Day 0–1: heavy uses 32 GPUs, light 8, the accounts without shares nothing. LF:
+        // light 0.5/0.2 > heavy 0.5/0.8 > the rest (no shares: LF 0, tied).
+        p.accrue(86_400, |a| [32, 8].get(a).copied().unwrap_or(0));
+        assert_eq!(p.fairshare(light), 1.0);
+        assert_eq!(p.fairshare(heavy), (n - 1.0) / n);
+        for a in 2..c.accounts.len() {
+            assert_eq!(p.fairshare(a as u16), (n - 2.0) / n, "account {a}");
+        }
+        assert_eq!(p.fairshare_factors(), (0..c.accounts.len()).map(|a| p.fairshare(a as u16)).collect::<Vec<_>>());
+        // Light alone for 3 days: heavy's LF overtakes light's, and the ranks swap.
+        p.accrue(4 * 86_400, |a| [0, 8].get(a).copied().unwrap_or(0));
+        assert_eq!(p.fairshare(heavy), 1.0);
+        assert_eq!(p.fairshare(light), (n - 1.0) / n);
+    }
+
+    #[test]
+    fn the_algorithm_key_is_left_out_of_the_resolved_scenario_when_classic() {
+        let classic = Scenario::from_toml_str(&scenario_text(""), "p.toml").unwrap();
+        assert!(!classic.resolved_toml().contains("fairshare_algorithm"));
+        let tree = Scenario::from_toml_str(&scenario_text("fairshare_algorithm = \"fair-tree\""), "p.toml").unwrap();
+        let again = Scenario::from_toml_str(&tree.resolved_toml(), "p.toml").unwrap();
+        assert_eq!(again.campus.priority, tree.campus.priority);
+        assert_ne!(tree.campus.priority, classic.campus.priority);
     }
 }

@@ -4,7 +4,9 @@
 
 use super::calendar::Calendar;
 use super::dist::Sampler;
-use super::raw::{BillingMode, BudgetPeriod, JobKind, Placement, PolicyKind, RawScenario, SchedulerKind, WhenFull};
+use super::raw::{
+    BillingMode, BudgetPeriod, FairshareAlgorithm, JobKind, Placement, PolicyKind, RawScenario, SchedulerKind, WhenFull,
+};
 use super::trace_source::TraceSource;
 use super::{capacity, labels};
 use crate::date::Date;
@@ -161,6 +163,8 @@ pub struct Multifactor {
     pub calc_period: SimTime,
     /// PriorityFavorSmall.
     pub favor_small: bool,
+    /// Classic fair-share or Fair Tree (`PriorityFlags=NO_FAIR_TREE` or not).
+    pub fairshare_algorithm: FairshareAlgorithm,
 }
 
 /// Backfill parameters.

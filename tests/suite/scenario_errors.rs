@@ -319,6 +319,15 @@ fn fails_with_unknown_distribution_parameter() {
 }
 
 #[test]
+fn fails_with_unknown_fairshare_algorithm() {
+    let text = replace(
+        "vram_gb = 80\n\n[[workload",
+        "vram_gb = 80\n\n[campus.multifactor]\nfairshare_algorithm = \"fairtree\"\n\n[[workload",
+    );
+    assert_syntax(&text, "fairtree", &["unknown variant `fairtree`", "`classic`", "`fair-tree`"]);
+}
+
+#[test]
 fn fails_with_unknown_policy_kind() {
     let text = replace("kind = \"campus-only\"", "kind = \"campus-first\"");
     assert_syntax(&text, "campus-first", &["unknown variant `campus-first`", "`campus-only`", "`guide-hybrid`"]);

@@ -174,6 +174,26 @@ pub enum PriorityKind {
     Multifactor,
 }
 
+/// How multifactor priority turns usage and shares into a fair-share factor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FairshareAlgorithm {
+    /// Classic fair-share, 2^(−U/S) (Slurm's `PriorityFlags=NO_FAIR_TREE`).
+    #[default]
+    Classic,
+    /// Fair Tree (Slurm's default since 19.05): accounts ranked by level fair-share S/U,
+    /// the factor is the rank over the number of user associations.
+    FairTree,
+}
+
+impl FairshareAlgorithm {
+    /// Whether this is the default (classic), which the resolved scenario leaves out so
+    /// that scenarios written before the key existed serialise as they did.
+    pub fn is_classic(&self) -> bool {
+        *self == FairshareAlgorithm::Classic
+    }
+}
+
 /// `[campus.multifactor]`: Slurm's PriorityWeight* and periods.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -202,6 +222,9 @@ pub struct RawMultifactor {
     /// PriorityFavorSmall: the job-size factor favours small jobs instead of large ones.
     #[serde(default)]
     pub favor_small: bool,
+    /// The fair-share algorithm: `"classic"` (default) or `"fair-tree"`.
+    #[serde(default, skip_serializing_if = "FairshareAlgorithm::is_classic")]
+    pub fairshare_algorithm: FairshareAlgorithm,
 }
 
 fn default_weight_age() -> f64 {
