@@ -30,6 +30,7 @@ pub mod csv_list;
 pub mod fitness;
 mod record;
 pub mod sacct;
+pub mod snapshot;
 pub mod swf;
 mod text;
 
