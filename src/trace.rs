@@ -11,6 +11,7 @@
 //! Trace ─ convert::to_jobs ─▶ Vec<job::Job> ─ evidence::replay ─▶ simulated vs recorded waits
 //! Trace ─ evidence::fit ─▶ commented scenario TOML (rates, seasons, sizes, runtimes by MLE)
 //! Vec<Job> ─ bootstrap::resample ─▶ a plausible year made of whole days or weeks
+//! squeue + sinfo (JSON or text) ─ snapshot::read_files ─▶ Snapshot (the live campus, for advise)
 //! ```
 //!
 //! Readers never panic on malformed input. A row that cannot be used (a truncated line,
@@ -30,8 +31,9 @@ pub mod csv_list;
 pub mod fitness;
 mod record;
 pub mod sacct;
+pub mod snapshot;
 pub mod swf;
-mod text;
+pub(crate) mod text;
 
 use std::path::Path;
 

@@ -6,6 +6,7 @@
 mod common;
 
 mod accounting;
+mod advise;
 mod bad_input_messages;
 mod calibrate;
 mod capacity;
