@@ -130,7 +130,6 @@ struct LastStep {
     pos: u64,
     /// Seconds since the bar started when `pos` was first drawn.
     at: f64,
-    len: u64,
 }
 
 impl LastStep {
@@ -140,7 +139,6 @@ impl LastStep {
             self.pos = state.pos();
             self.at = state.elapsed().as_secs_f64();
         }
-        self.len = state.len().unwrap_or(0);
         *self
     }
 
@@ -157,7 +155,8 @@ impl LastStep {
         if self.pos == 0 {
             return "…".into();
         }
-        let at_step = self.at * self.len.saturating_sub(self.pos) as f64 / self.pos as f64;
+        let left = state.len().unwrap_or(0).saturating_sub(self.pos);
+        let at_step = self.at * left as f64 / self.pos as f64;
         duration_left(at_step - (state.elapsed().as_secs_f64() - self.at))
     }
 }
