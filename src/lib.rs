@@ -36,6 +36,7 @@
 /// The version every written file names (`run.toml`, a sweep's `scenario.toml`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+pub mod advise;
 pub mod bench;
 pub mod cloud;
 pub mod cluster;

@@ -57,6 +57,8 @@ pub enum Purpose {
     Outages,
     /// A campus job's patience, keyed by [`patience_key`].
     Patience(u64),
+    /// `advise`: the runtimes drawn for a snapshot's running and pending jobs.
+    Snapshot,
 }
 
 impl Purpose {
@@ -76,6 +78,7 @@ impl Purpose {
             Purpose::NodeFailures(n) => (13, u64::from(n)),
             Purpose::Outages => (14, 0),
             Purpose::Patience(k) => (15, k),
+            Purpose::Snapshot => (16, 0),
         }
     }
 }

@@ -408,6 +408,23 @@ impl Snapshot {
     }
 }
 
+/// A duration as a user types it on the command line, in seconds: Slurm's forms
+/// (`[days-]hh:mm:ss`, `mm:ss`, plain minutes, `days-hh`) or a number with a unit
+/// (`90s`, `15m`, `2h`, `1.5d`). `None` for anything else, or a negative value.
+pub fn parse_duration(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let unit = |suffix: &str, secs: f64| -> Option<i64> {
+        let v: f64 = t.strip_suffix(suffix)?.trim().parse().ok()?;
+        (0.0..1e12).contains(&v).then(|| (v * secs).round() as i64)
+    };
+    unit("s", 1.0)
+        .or_else(|| unit("m", 60.0))
+        .or_else(|| unit("min", 60.0))
+        .or_else(|| unit("h", 3600.0))
+        .or_else(|| unit("d", 86_400.0))
+        .or_else(|| crate::trace::text::slurm_duration("duration", t).ok())
+}
+
 /// What a squeue file holds before the snapshot is put together.
 #[derive(Debug, Default)]
 struct Queue {
@@ -519,6 +536,18 @@ fn unlimited(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_as_users_type_them() {
+        assert_eq!(parse_duration("90s"), Some(90));
+        assert_eq!(parse_duration("15m"), Some(900));
+        assert_eq!(parse_duration("1.5h"), Some(5400));
+        assert_eq!(parse_duration("2d"), Some(172_800));
+        assert_eq!(parse_duration("90"), Some(5400), "a plain number is Slurm's minutes");
+        assert_eq!(parse_duration("1-02:00:00"), Some(93_600));
+        assert_eq!(parse_duration("-5m"), None);
+        assert_eq!(parse_duration("soon"), None);
+    }
 
     fn node(name: &str, gpus: u32, partitions: &[&str]) -> Node {
         Node {

@@ -7,6 +7,7 @@ mod common;
 
 mod accounting;
 mod advise;
+mod advise_forward;
 mod bad_input_messages;
 mod calibrate;
 mod capacity;

@@ -44,6 +44,10 @@ pub enum Command {
     /// group's fair-share, patience) to the waits the group observed ([calibration] in the
     /// scenario, or --sacct LOG); write the calibrated scenario.
     Calibrate(CalibrateArgs),
+    /// Queue or rent, now: from a snapshot of the live campus (squeue and sinfo), when a
+    /// job submitted now would start, and what waiting, renting now or waiting then
+    /// renting would cost and when each would finish (docs/ADVISE.md).
+    Advise(AdviseArgs),
 }
 
 /// `burstsim bench`.
@@ -460,4 +464,86 @@ pub struct CalibrateArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// `burstsim advise`.
+#[derive(Debug, clap::Args)]
+pub struct AdviseArgs {
+    /// The squeue file (`squeue --json`, or the text format of docs/ADVISE.md); without
+    /// --squeue and --sinfo, squeue and sinfo are run now (they must be on the PATH).
+    #[arg(long, requires = "sinfo")]
+    pub squeue: Option<PathBuf>,
+    /// The sinfo file (`sinfo --json`, or `sinfo -h -N -o '%N|%T|%c|%G|%P'`).
+    #[arg(long, requires = "squeue")]
+    pub sinfo: Option<PathBuf>,
+    /// When the snapshot was taken (Unix seconds), for files that do not say.
+    #[arg(long)]
+    pub taken_at: Option<i64>,
+    /// GPUs of the job, all nodes together.
+    #[arg(long, required_unless_present = "job_id")]
+    pub gpus: Option<u32>,
+    /// Its time limit (`--time`): `2-00:00:00`, `90` (minutes), `36h`, `90s`.
+    #[arg(long, required_unless_present = "job_id")]
+    pub walltime: Option<String>,
+    /// Its expected runtime on a campus GPU (default: the time limit).
+    #[arg(long)]
+    pub runtime: Option<String>,
+    /// Nodes (`--nodes`; default: the scheduler places it).
+    #[arg(long)]
+    pub nodes: Option<u32>,
+    /// Partition (default: the snapshot's only partition).
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Account (checked against the scenario's and the snapshot's accounts).
+    #[arg(long)]
+    pub account: Option<String>,
+    /// Its expected Slurm priority (see `sprio`): it queues behind the pending jobs of at
+    /// least this priority. Default: behind every pending job.
+    #[arg(long)]
+    pub priority: Option<u64>,
+    /// The job is already submitted and pending in the snapshot with this id: its size,
+    /// limit and priority come from the snapshot, and Slurm's own estimate is shown.
+    #[arg(long)]
+    pub job_id: Option<String>,
+    /// What the job computes (the cloud offer's speed for it): cv or transformer.
+    #[arg(long, default_value = "transformer")]
+    pub kind: String,
+    /// Data to upload for a cloud run, GB.
+    #[arg(long, default_value_t = 0.0)]
+    pub data_gb: f64,
+    /// Scenario: arrivals of new jobs, backfill settings, campus price, cloud offers
+    /// (default: the embedded default; a `burstsim fit` scenario of your campus is better).
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+    /// Replications of the forward simulation.
+    #[arg(long, short = 'n', default_value_t = 200)]
+    pub replications: u32,
+    /// Master seed (default: the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Days of new arrivals simulated after the snapshot.
+    #[arg(long, default_value_t = 14.0)]
+    pub horizon_days: f64,
+    /// The job must finish within this long from now (`36h`, `2-00:00:00`); the answer
+    /// names the cheapest choice that makes it with --confidence.
+    #[arg(long)]
+    pub deadline: Option<String>,
+    /// How sure a choice must be to finish by the deadline.
+    #[arg(long, default_value_t = 0.9)]
+    pub confidence: f64,
+    /// The hourly cloud offer to rent (default: the scenario's cheapest for this job).
+    #[arg(long)]
+    pub offer: Option<String>,
+    /// Hours to wait for the campus before renting, one choice each.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1.0, 4.0, 12.0, 24.0])]
+    pub wait_hours: Vec<f64>,
+    /// Print one JSON object instead of the table (for scripts).
+    #[arg(long)]
+    pub json: bool,
+    /// Language of the table.
+    #[arg(long, value_enum, default_value_t = LangArg::En)]
+    pub lang: LangArg,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
 }

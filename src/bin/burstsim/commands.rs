@@ -30,6 +30,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Fit(a) => crate::trace_cmd::fit(a),
         Command::Plot(a) => crate::plot_cmd::plot(a),
         Command::Calibrate(a) => crate::calibrate_cmd::calibrate(a),
+        Command::Advise(a) => crate::advise_cmd::advise(a),
     }
 }
 

@@ -21,6 +21,7 @@ macro_rules! say_part {
     }};
 }
 
+mod advise_cmd;
 mod args;
 mod calibrate_cmd;
 mod commands;
