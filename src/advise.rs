@@ -295,8 +295,8 @@ pub fn advise(
         .into_par_iter()
         .map(|r| fwd.probe_start(r))
         .collect::<Result<_, _>>()?;
-    let offer = choices::pick_offer(&fwd.scenario, &probe, options)?;
-    let choices = choices::evaluate(&fwd.scenario, &probe, options, &starts, offer);
+    let offer = choices::pick_offer(fwd.scenario(), &probe, options)?;
+    let choices = choices::evaluate(fwd.scenario(), &probe, options, &starts, offer);
     let recommended = options.deadline_s.and_then(|_| choices::cheapest_meeting(&choices, options.confidence));
 
     let mut warnings: Vec<AdviceWarning> = snapshot

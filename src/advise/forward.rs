@@ -38,6 +38,9 @@ const RATIO_POOL: usize = 4096;
 /// walltime limit either (seven days, a common campus maximum).
 const UNLIMITED_AS_S: i64 = 7 * DAY as i64;
 
+/// Days of arrivals after the snapshot in the first stage of the horizon (then doubled).
+const FIRST_STAGE_DAYS: f64 = 0.25;
+
 /// A snapshot job as the forward simulation starts it.
 #[derive(Clone, Copy, Debug)]
 struct Seed {
@@ -52,9 +55,10 @@ struct Seed {
 
 /// The forward model of one snapshot and one probe, ready to replicate.
 pub(super) struct Forward {
-    /// The scenario the engine runs: the snapshot's partition as the campus, FIFO order,
-    /// one campus-only policy, no group classes.
-    pub scenario: Scenario,
+    /// The scenarios the engine runs, one per stage of the horizon (shortest first): the
+    /// snapshot's partition as the campus, FIFO order, one campus-only policy, no group
+    /// classes, the base scenario's arrival rates.
+    stages: Vec<Scenario>,
     /// The snapshot's time on the forward clock.
     t0: SimTime,
     running: Vec<Seed>,
@@ -149,7 +153,6 @@ impl Forward {
         let mut raw = base.raw.clone();
         let day = snapshot.taken_at.div_euclid(DAY as i64);
         raw.simulation.start_date = Date::from_days(day).to_string();
-        raw.simulation.horizon_days = Some(horizon_days);
         raw.simulation.warmup_days = 0.0;
         raw.simulation.replications = replications.max(1);
         raw.simulation.max_replications = None;
@@ -204,15 +207,43 @@ impl Forward {
         raw.sweep = None;
         raw.sensitivity = None;
         raw.calibration = None;
-        let scenario = Scenario::from_raw(raw).map_err(|e| AdviseError::Scenario(e.to_string()))?;
-        let ratios = ratio_pool(base, seed);
         let t0 = snapshot.taken_at.rem_euclid(DAY as i64) as SimTime;
-        Ok(Forward { scenario, t0, running, pending, ahead, probe: probe.clone(), ratios, left_out })
+        // Arrivals are generated up to a stage's end; most jobs start long before the
+        // horizon, so stages double from FIRST_STAGE_DAYS and a replication moves on to the
+        // next only while its job has not started. A Poisson stream's arrivals before a
+        // time do not depend on where the stream ends (arrivals::nonhomogeneous_poisson
+        // draws them in order), and no decision before that time looks at later arrivals,
+        // so a start found in a short stage is the start the full horizon would give.
+        let mut stages = Vec::new();
+        let mut days = FIRST_STAGE_DAYS.min(horizon_days);
+        loop {
+            let mut raw = raw.clone();
+            raw.simulation.horizon_days = Some(t0 as f64 / DAY as f64 + days);
+            let mut scn = Scenario::from_raw(raw).map_err(|e| AdviseError::Scenario(e.to_string()))?;
+            // The base scenario's rates: its `offered_load` is a mean over its own year
+            // (seasons included), which a window of days would renormalise.
+            for (f, b) in scn.background.iter_mut().zip(&base.background) {
+                debug_assert_eq!(f.name, b.name, "invariant: the forward scenario keeps the classes in order");
+                f.rate_per_sec = b.rate_per_sec;
+            }
+            stages.push(scn);
+            if days >= horizon_days {
+                break;
+            }
+            days = (days * 2.0).min(horizon_days);
+        }
+        let ratios = ratio_pool(base, seed);
+        Ok(Forward { stages, t0, running, pending, ahead, probe: probe.clone(), ratios, left_out })
+    }
+
+    /// The forward scenario (its campus, prices and offers; the shortest stage).
+    pub(super) fn scenario(&self) -> &Scenario {
+        &self.stages[0]
     }
 
     /// GPUs of the forward campus.
     pub(super) fn campus_gpus(&self) -> u32 {
-        self.scenario.campus.gpus
+        self.scenario().campus.gpus
     }
 
     /// Jobs of the snapshot the simulation starts with: running, then pending.
@@ -221,8 +252,8 @@ impl Forward {
     }
 
     /// The job stream of replication `r` and the probe's index in it.
-    fn stream(&self, r: u64) -> (JobStream, usize) {
-        let mut rng = stream(self.scenario.seed, r, Purpose::Snapshot);
+    fn stream(&self, scenario: &Scenario, r: u64) -> (JobStream, usize) {
+        let mut rng = stream(scenario.seed, r, Purpose::Snapshot);
         let mut jobs = Vec::with_capacity(self.running.len() + self.pending.len() + 1);
         for s in &self.running {
             let left = (s.limit - s.elapsed).max(1);
@@ -242,12 +273,12 @@ impl Forward {
             data_gb: p.data_gb,
             nodes: p.nodes.unwrap_or(0) as u16,
             gpus_per_node: p.nodes.map_or(0, |n| p.gpus.div_ceil(n.max(1)) as u16),
-            account: self.scenario.campus.group_account,
+            account: scenario.campus.group_account,
             ..Job::plain(self.t0, p.gpus, p.runtime_s as SimTime, true)
         });
         jobs.extend(pending);
         let probe_at = jobs.len() - 1 - (self.pending.len() - self.ahead);
-        let arrivals = JobStream::generate(&self.scenario, r).jobs.into_iter().filter(|j| j.submit > self.t0);
+        let arrivals = JobStream::generate(scenario, r).jobs.into_iter().filter(|j| j.submit > self.t0);
         jobs.extend(arrivals);
         // `from_jobs` sorts stably by submission: the snapshot's jobs (all at t0) keep
         // this order ahead of every arrival.
@@ -285,14 +316,24 @@ impl Forward {
     /// # Errors
     /// [`AdviseError::Runaway`] when the run exceeds the engine's event budget (a bug).
     pub(super) fn probe_start(&self, r: u64) -> Result<Option<SimTime>, AdviseError> {
-        let (jobs, probe) = self.stream(r);
+        for scenario in &self.stages {
+            if let Some(start) = self.probe_start_in(scenario, r)? {
+                return Ok(Some(start));
+            }
+        }
+        Ok(None)
+    }
+
+    /// As [`Forward::probe_start`], with the arrivals of one stage.
+    fn probe_start_in(&self, scenario: &Scenario, r: u64) -> Result<Option<SimTime>, AdviseError> {
+        let (jobs, probe) = self.stream(scenario, r);
         // The engine takes the observer by `&mut` and the stop check by `&`, so the flag
         // that ends the run once the probe has started lives outside the observer.
         let started = AtomicBool::new(false);
         let mut watch = Watch { probe: probe as u32, start: None, started: &started };
         let stop = || started.load(Ordering::Relaxed);
         // Ending early is the point: `Halt::Cancelled` here means "the probe has started".
-        match crate::engine::simulate_until(&self.scenario, &jobs, 0, r, &mut watch, None, &stop) {
+        match crate::engine::simulate_until(scenario, &jobs, 0, r, &mut watch, None, &stop) {
             Ok(_) | Err(Halt::Cancelled) => Ok(watch.start.map(|t| t - self.t0)),
             Err(Halt::Runaway(e)) => Err(AdviseError::Runaway(e.to_string())),
         }

@@ -250,3 +250,22 @@ fn the_command_refuses_bad_input_naming_the_file_line_or_flag() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not fit on partition"));
 }
+
+#[test]
+fn new_arrivals_matter_and_a_start_does_not_depend_on_where_the_arrivals_end() {
+    // A busy campus: four 8-GPU jobs with long limits, a queue of small jobs ahead.
+    let q: String = (1..=3).map(|i| running(i, 8, 5, 120)).collect::<String>()
+        + &(10..18).map(|i| pending(i, 2, 30)).collect::<String>();
+    let snap = snapshot(&q);
+    let start = |load: f64, horizon_days: f64| {
+        let o = Options { horizon_days, ..options(30) };
+        let adv = advise(&snap, &scenario(load), &probe(8, 1800), &o, TAKEN).unwrap();
+        assert_eq!(adv.start.started, 30, "{:?}", adv.warnings);
+        serde_json::to_string(&adv.start).unwrap()
+    };
+    assert_ne!(start(0.95, 0.2), start(0.0001, 0.2), "arrivals backfilling ahead of the job must move its start");
+    // Stages of the horizon rest on this: the arrivals before a time are the same whatever
+    // the end of the stream, so a start within 0.2 days is the same with 0.25 or 3 days.
+    assert_eq!(start(0.95, 0.2), start(0.95, 0.25));
+    assert_eq!(start(0.95, 0.2), start(0.95, 3.0));
+}
