@@ -22,10 +22,19 @@
 //! × 8 GPUs with the cluster's settings, counts the starts that agree within a scheduling
 //! cycle, and asserts a floor set by Slurm's own run-to-run agreement. `BURSTSIM_REAL_SLURM_KEEP=1` leaves the cluster running
 //! afterwards; results stay in `target/slurm-test/runs/`. Takes about 2 minutes.
+//!
+//! [`advise_answers_every_probe_on_a_gpu_cluster`] starts a second cluster with GPUs
+//! (`BURSTSIM_SLURM_GPUS=8`, in `target/slurm-gpu` on ports 17817–17821, so the CPU
+//! cluster above keeps its config) and runs 5 probes of `scripts/advise-probes.py`
+//! (about 6 minutes). The two tests hold one lock, so the clusters never run jobs at once.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+
+/// Held by each test for its whole run: one cluster at a time runs jobs on the 2 cores.
+static ONE_CLUSTER_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Backfill interval of the cluster (`bf_interval`, the script's default).
 const BF_INTERVAL_S: i64 = 2;
@@ -352,6 +361,7 @@ fn real_slurm_matches_known_facts() {
         eprintln!("skipped: set BURSTSIM_REAL_SLURM=1 to run the real-Slurm check (root, Debian; about 2 minutes)");
         return;
     }
+    let _one = ONE_CLUSTER_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let _cluster = Cluster::start();
 
     // The canonical case: 2 free CPUs on each of 4 nodes do not start an 8-CPU job.
@@ -516,4 +526,94 @@ fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         }
     }
     out
+}
+
+/// The GPU cluster of [`advise_answers_every_probe_on_a_gpu_cluster`]: its own folder and
+/// ports, stopped when the test ends.
+struct GpuCluster {
+    dir: PathBuf,
+}
+
+const GPU_CLUSTER_PORT: &str = "17817";
+
+impl GpuCluster {
+    fn start() -> GpuCluster {
+        let dir = root().join("target/slurm-gpu");
+        let (code, out, err) = run(Self::script(&dir).arg("start"));
+        eprint!("{out}{err}");
+        assert_eq!(
+            code,
+            0,
+            "BURSTSIM_SLURM_GPUS=8 scripts/slurm-cluster.sh start failed (exit {code}); see {}/log/",
+            dir.display()
+        );
+        GpuCluster { dir }
+    }
+
+    fn script(dir: &Path) -> Command {
+        let mut c = Command::new(root().join("scripts/slurm-cluster.sh"));
+        c.env("BURSTSIM_SLURM_GPUS", "8").env("BURSTSIM_SLURM_DIR", dir).env("BURSTSIM_SLURM_PORT", GPU_CLUSTER_PORT);
+        c
+    }
+}
+
+impl Drop for GpuCluster {
+    fn drop(&mut self) {
+        if std::env::var("BURSTSIM_REAL_SLURM_KEEP").is_ok_and(|v| v == "1") {
+            eprintln!("BURSTSIM_REAL_SLURM_KEEP=1: the GPU cluster keeps running ({})", self.dir.display());
+            return;
+        }
+        let (_, out, err) = run(Self::script(&self.dir).arg("stop"));
+        eprint!("{out}{err}");
+    }
+}
+
+/// `burstsim advise` against the real Slurm (issue 23, item 3), the short version of the
+/// 35-probe run in docs/VALIDATION.md: 5 probes under the load of
+/// `tests/fixtures/advise/probe-load.toml`. Five probes say nothing about calibration, so
+/// only what they can support is asserted: every probe got an answer from advise and a
+/// real start from Slurm, and advise's quantiles are ordered. The figures are printed.
+/// `BURSTSIM_ADVISE_BIN` runs another burstsim binary instead of this build's.
+#[test]
+fn advise_answers_every_probe_on_a_gpu_cluster() {
+    if !enabled() {
+        eprintln!(
+            "skipped: set BURSTSIM_REAL_SLURM=1 to run the real-Slurm advise probes (root, Debian; about 6 minutes)"
+        );
+        return;
+    }
+    let _one = ONE_CLUSTER_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cluster = GpuCluster::start();
+    let bin = std::env::var("BURSTSIM_ADVISE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_burstsim").to_string());
+    let out = cluster.dir.join("advise-probes");
+    let _ = std::fs::remove_dir_all(&out);
+    let started = std::time::Instant::now();
+    let (code, stdout, err) = run(Command::new("python3")
+        .arg(root().join("scripts/advise-probes.py"))
+        .args(["--probes", "5", "--period", "30", "--warmup", "120", "--seed", "2"])
+        .arg("--out")
+        .arg(&out)
+        .arg("--burstsim")
+        .arg(&bin)
+        .arg("--conf")
+        .arg(cluster.dir.join("etc/slurm.conf")));
+    eprint!("{err}");
+    eprintln!("advise probes ({:.0} s):\n{stdout}", started.elapsed().as_secs_f64());
+    assert_eq!(code, 0, "scripts/advise-probes.py failed (exit {code}; 4 = a probe without an answer or a start)");
+    let rows = records(&out.join("probes.csv"));
+    assert_eq!(rows.len(), 5, "expected 5 probes in {}", out.join("probes.csv").display());
+    let f = |m: &HashMap<String, String>, k: &str| -> f64 {
+        m[k].parse().unwrap_or_else(|e| panic!("probe {}: {k}={:?}: {e}", m["probe"], m[k]))
+    };
+    for m in &rows {
+        let (p10, median, p90, real) =
+            (f(m, "advise_p10_s"), f(m, "advise_median_s"), f(m, "advise_p90_s"), f(m, "real_start_s"));
+        assert!(
+            p10 <= median && median <= p90,
+            "probe {}: advise's p10 {p10} ≤ median {median} ≤ p90 {p90} fails",
+            m["probe"]
+        );
+        assert!(p10 >= 0.0, "probe {}: advise's p10 {p10} s is before the snapshot", m["probe"]);
+        assert!(real >= 0.0, "probe {}: real start {real} s before the snapshot", m["probe"]);
+    }
 }
