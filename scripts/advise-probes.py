@@ -4,6 +4,8 @@
     BURSTSIM_SLURM_GPUS=8 scripts/slurm-cluster.sh start
     scripts/advise-probes.py --probes 35 --out /tmp/advise-probes --burstsim target/release/burstsim
     scripts/advise-probes.py --summarize /tmp/advise-probes/probes.csv    # the figures again
+    scripts/advise-probes.py --fit-log /tmp/advise-probes                 # the load as a log, for burstsim fit
+    scripts/advise-probes.py --readvise /tmp/advise-probes --scenario S   # advise again on the same snapshots
 
 A background load is sampled from a burstsim scenario (default
 tests/fixtures/advise/probe-load.toml, flat: no seasons, no hourly profile) and submitted
@@ -585,6 +587,50 @@ def run(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- advise again, fit the log
+
+def readvise(args) -> int:
+    """Runs advise again on every probe's stored snapshot (OUT/probe-NN/) with --burstsim
+    and --scenario, keeping Slurm's side (the real start, squeue --start) as recorded:
+    advise is a function of the snapshot, the scenario and the seed, so a changed advise
+    or scenario is scored on the same probes. Writes OUT/probes-readvised.csv."""
+    out = args.readvise
+    with open(out / "probes.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    base_seed = int(json.loads((out / "run.json").read_text())["seed"])
+    for r in rows:
+        d = out / f"probe-{int(r['probe']):02d}"
+        fmt = r["format"]
+        sq, si = (d / "squeue.json", d / "sinfo.json") if fmt == "json" else (d / "squeue.txt", d / "sinfo.txt")
+        p = {"gpus": r["gpus"], "limit_min": int(float(r["walltime_s"])) // 60, "runtime_s": r["runtime_s"]}
+        for k in ("advise_p10_s", "advise_median_s", "advise_p90_s"):
+            r[k] = ""
+        # The seed the run gave this probe (run(): seed x 1000 + probe number).
+        r.update(run_advise(args, d, fmt, int(r["taken_at"]), sq, si, p, base_seed * 1000 + int(r["probe"])))
+    write_csv(out / "probes-readvised.csv", rows)
+    text = summarize(rows, args.tolerance)
+    (out / "summary-readvised.txt").write_text(text + "\n")
+    print(text)
+    return 0
+
+
+def fit_log(out: Path) -> int:
+    """Writes OUT/background-log.csv: the background jobs as a log a campus would export
+    (submit, runtime and time limit in seconds, GPUs), for `burstsim fit` with
+    tests/fixtures/advise/background-log.mapping.toml."""
+    with open(out / "background.csv", newline="") as f:
+        jobs = list(csv.DictReader(f))
+    with open(out / "background-log.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["job", "submit_s", "runtime_s", "timelimit_s", "gpus"])
+        for j in jobs:
+            w.writerow([j["job"], int(float(j["submit_at"])), j["runtime_s"], 60 * int(j["limit_min"]), j["gpus"]])
+    log(f"wrote {out / 'background-log.csv'} ({len(jobs)} jobs)")
+    return 0
+
+
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--probes", type=int, default=35, help="probes to take (35)")
@@ -600,9 +646,8 @@ def main() -> int:
     p.add_argument("--formats", choices=["alternate", "text", "json"], default="alternate",
                    help="snapshot format: alternate text and JSON where Slurm has --json (default), or one")
     p.add_argument("--replications", type=int, help="advise's --replications (default: advise's own)")
-    p.add_argument("--horizon-days", type=float, default=0.1,
-                   help="advise's --horizon-days (0.1 = 2.4 h of new arrivals, far beyond these waits; advise's "
-                        "default of 14 days takes ~9 s a probe here for nothing; 0 = advise's default)")
+    p.add_argument("--horizon-days", type=float, default=0,
+                   help="advise's --horizon-days (0 = advise's default, 14 days)")
     p.add_argument("--advise-timeout", type=float, default=120, help="seconds advise may take per probe (120)")
     p.add_argument("--probe-timeout", type=float, default=1800,
                    help="seconds after the last probe's submission to wait for every probe to start (1800)")
@@ -610,7 +655,16 @@ def main() -> int:
     p.add_argument("--summarize", type=Path, metavar="PROBES_CSV", help="print the summary of a probes.csv and exit")
     p.add_argument("--tolerance", type=float, default=3,
                    help="seconds around [p10, p90] for the summary's second coverage figure (3)")
+    p.add_argument("--readvise", type=Path, metavar="OUT",
+                   help="run advise again on the probes of a finished run's folder with --burstsim and --scenario, "
+                        "keep Slurm's side, write OUT/probes-readvised.csv and the summary, and exit")
+    p.add_argument("--fit-log", type=Path, metavar="OUT",
+                   help="write a finished run's background jobs as OUT/background-log.csv for `burstsim fit`, and exit")
     a = p.parse_args()
+    if a.readvise:
+        return readvise(a)
+    if a.fit_log:
+        return fit_log(a.fit_log)
     if a.summarize:
         with open(a.summarize, newline="") as f:
             print(summarize(list(csv.DictReader(f)), a.tolerance))
