@@ -236,17 +236,19 @@ class Slurm:
         log(f"cancelled what was left of the {len(ids)} jobs this run submitted")
 
 
-def parse_jobcomp(text: str) -> dict[str, dict]:
-    recs = {}
-    for line in text.splitlines():
-        fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-        if "JobId" in fields:
-            recs[fields["JobId"]] = fields
-    return recs
+def _slurm_replay():
+    """scripts/slurm-replay.py as a module: its jobcomp reader and Slurm-time parser serve
+    here too (the file name has a hyphen, so it is loaded by path)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("slurm_replay", Path(__file__).resolve().parent / "slurm-replay.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def epoch(ts: str) -> int:
-    return int(time.mktime(datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S").timetuple()))
+_replay = _slurm_replay()
+parse_jobcomp = _replay.parse_jobcomp
+epoch = _replay.epoch
 
 
 class Background(threading.Thread):
