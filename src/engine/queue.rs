@@ -80,9 +80,41 @@ impl Event {
 /// A min-queue of events keyed by `(time, class, seq)`.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<(SimTime, u8, u64, Event)>>,
+    heap: BinaryHeap<Reverse<Keyed>>,
     seq: u64,
 }
+
+/// An event with its key `(time, class, seq)` packed into one `u128`: the time in the
+/// high 64 bits, the class in the next 2 and the insertion number in the low 62. The
+/// order of the packed keys is the order of the tuples, and keys are unique (the
+/// insertion number is), so the heap never compares the event itself: one integer
+/// comparison per sift step instead of a tuple's (the heap was ~10% of a node-model run;
+/// docs/PERFORMANCE.md).
+#[derive(Clone, Copy, Debug)]
+struct Keyed {
+    key: u128,
+    event: Event,
+}
+
+impl PartialEq for Keyed {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Keyed {}
+impl PartialOrd for Keyed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Keyed {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+/// Insertion numbers fit in the key's low 62 bits.
+const SEQ_BITS: u32 = 62;
 
 impl EventQueue {
     /// An empty queue.
@@ -93,18 +125,20 @@ impl EventQueue {
     /// Schedules `event` at `time`.
     pub fn push(&mut self, time: SimTime, event: Event) {
         self.seq += 1;
-        self.heap.push(Reverse((time, event.class(), self.seq, event)));
+        debug_assert!(self.seq < 1 << SEQ_BITS, "invariant: insertion numbers fit their bits");
+        let key = u128::from(time) << 64 | u128::from(event.class()) << SEQ_BITS | u128::from(self.seq);
+        self.heap.push(Reverse(Keyed { key, event }));
     }
 
     /// Time of the next event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|Reverse((t, ..))| *t)
+        self.heap.peek().map(|Reverse(k)| (k.key >> 64) as SimTime)
     }
 
     /// Removes and returns the next event if it happens at `time`.
     pub fn pop_at(&mut self, time: SimTime) -> Option<Event> {
         match self.heap.peek() {
-            Some(Reverse((t, ..))) if *t == time => self.heap.pop().map(|Reverse((_, _, _, e))| e),
+            Some(Reverse(k)) if (k.key >> 64) as SimTime == time => self.heap.pop().map(|Reverse(k)| k.event),
             _ => None,
         }
     }
