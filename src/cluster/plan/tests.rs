@@ -122,7 +122,8 @@ fn assert_as_reference(plan: &Plan, reference: &Reference) {
         assert_eq!(plan.steps(n), &reference.free[n as usize], "node {n}");
     }
     for a in 0..plan.caps.len() {
-        assert_eq!(plan.account(a), &reference.accounts[a], "account {a}");
+        assert_eq!(plan.account_applied(a), reference.accounts[a], "account {a}");
+        assert_eq!(plan.clone().account(a), &reference.accounts[a], "account {a}, its reservations applied");
     }
 }
 
@@ -132,7 +133,7 @@ fn assert_same_steps(kept: &Plan, fresh: &Plan) {
         assert_eq!(kept.monotone[n as usize], fresh.monotone[n as usize], "node {n}");
     }
     for a in 0..kept.caps.len() {
-        assert_eq!(kept.account(a), fresh.account(a), "account {a}");
+        assert_eq!(kept.account_applied(a), fresh.account_applied(a), "account {a}");
     }
     assert_eq!(kept.free_now, fresh.free_now);
 }
@@ -231,6 +232,10 @@ proptest::proptest! {
                 if let Shape::OneNode(k) = ask.shape {
                     proptest::prop_assert_eq!(kept.one_node_now(ask.partition, k, walltime), kept.one_node(&ask, now));
                 }
+                // The account's bound answers as the search on its steps would.
+                for from in [now, now + 30, now + 120] {
+                    proptest::prop_assert_eq!(kept.clone().account_from(&ask, from), kept.clone().account_search(&ask, from));
+                }
                 proptest::prop_assert_eq!(kept.start_now(&ask), fresh.start_now(&ask));
                 let found = kept.earliest(&ask);
                 proptest::prop_assert_eq!(&found, &fresh.earliest(&ask));
@@ -278,7 +283,8 @@ fn a_reservation_for_a_whole_node_job_is_not_delayed_by_later_jobs() {
 fn the_account_limit_delays_a_start_until_its_own_jobs_end() {
     let nodes = [node(8), node(8)];
     let running = [Held { end: 300, account: 0, gpus: 8 }];
-    let plan = Plan::new(0, 1000, &nodes, std::iter::empty(), running.iter().copied(), vec![(Some(12), None)], &[], 1);
+    let mut plan =
+        Plan::new(0, 1000, &nodes, std::iter::empty(), running.iter().copied(), vec![(Some(12), None)], &[], 1);
     // 8 GPUs held until 300, limit 12: a 8-GPU job waits for 300, a 4-GPU one starts now.
     assert_eq!(plan.earliest(&Ask { gpus: 8, ..ask(Shape::OneNode(8), 10) }).unwrap().0, 300);
     assert_eq!(plan.earliest(&Ask { gpus: 4, ..ask(Shape::OneNode(4), 10) }).unwrap().0, 0);
@@ -310,7 +316,8 @@ fn a_drain_in_the_future_keeps_a_long_job_off_the_node() {
 #[test]
 fn maintenance_pushes_a_start_past_the_window() {
     let nodes = [node(8)];
-    let plan = Plan::new(0, 1000, &nodes, std::iter::empty(), std::iter::empty(), vec![(None, None)], &[(50, 60)], 1);
+    let mut plan =
+        Plan::new(0, 1000, &nodes, std::iter::empty(), std::iter::empty(), vec![(None, None)], &[(50, 60)], 1);
     assert_eq!(plan.earliest(&ask(Shape::OneNode(1), 40)).unwrap().0, 0);
     assert_eq!(plan.earliest(&ask(Shape::OneNode(1), 51)).unwrap().0, 60);
 }
