@@ -26,7 +26,12 @@ pub struct OfferedLoad {
 
 /// GPU-seconds per second at multiplier 1.
 fn base_work(classes: &[JobClass]) -> f64 {
-    classes.iter().map(|c| c.rate_per_sec * c.gpus.mean() * c.runtime_hours.mean() * HOUR as f64).sum()
+    // A fold from +0.0, not `sum()`: the float sum of no terms is -0.0, which printed as
+    // "the group's own jobs add -0.000" for a scenario without group classes.
+    classes
+        .iter()
+        .map(|c| c.rate_per_sec * c.gpus.mean() * c.runtime_hours.mean() * HOUR as f64)
+        .fold(0.0, |a, b| a + b)
 }
 
 /// The mean multiplier of `cal` over the parts of season `season`'s windows inside `[a, b)`.
@@ -77,6 +82,15 @@ impl std::fmt::Display for OfferedLoad {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_without_group_jobs_adds_zero_not_minus_zero() {
+        let text = include_str!("../../tests/fixtures/advise/probe-load.toml");
+        let scn = Scenario::from_toml_str(text, "probe-load.toml").unwrap();
+        assert!(scn.group.is_empty(), "the fixture has no group classes");
+        let line = offered_load(&scn).to_string();
+        assert!(line.ends_with("the group's own jobs add 0.000 if all run on campus"), "{line}");
+    }
 
     #[test]
     fn offered_load_is_the_annual_mean_and_seasons_shape_it() {
