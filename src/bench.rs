@@ -15,6 +15,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+pub mod minimal_loop;
+
 use crate::engine::{Observer, Place, simulate, simulate_observed};
 use crate::experiment;
 use crate::scenario::Scenario;
@@ -147,6 +149,47 @@ pub fn engine_case(name: &str, what: &str, scenario: &Scenario, repetitions: usi
         seconds,
         pool_seconds: Vec::new(),
     }
+}
+
+/// The engine on a strict-FCFS pool scenario against [`minimal_loop`] on the same jobs,
+/// repetitions interleaved so both see the same machine load: the engine's case (named
+/// `name`) and the loop's (`fcfs-minimal-loop`), and how many jobs start at a different
+/// time in the two (0 when they simulate the same model, which the comparison needs).
+pub fn engine_vs_minimal_loop(
+    name: &str,
+    what: &str,
+    scenario: &Scenario,
+    repetitions: usize,
+) -> (BenchResult, BenchResult, usize) {
+    let jobs = JobStream::generate(scenario, 0);
+    let (mut engine, mut minimal) = (Vec::new(), Vec::new());
+    let mut differ = 0;
+    for _ in 0..repetitions {
+        let t = Instant::now();
+        let out = simulate(scenario, &jobs, 0, 0);
+        engine.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let outcome = std::hint::black_box(minimal_loop::run(&jobs.jobs, scenario.campus.gpus));
+        minimal.push(t.elapsed().as_secs_f64());
+        differ = out.records.iter().zip(&outcome.starts).filter(|(r, s)| r.start != **s).count();
+    }
+    let case = |name: &str, what: &str, seconds| BenchResult {
+        name: name.into(),
+        what: what.into(),
+        units: jobs.jobs.len() as f64,
+        unit: "jobs",
+        seconds,
+        pool_seconds: Vec::new(),
+    };
+    (
+        case(name, what, engine),
+        case(
+            "fcfs-minimal-loop",
+            "the same jobs in the smallest strict-FCFS event loop, with mean and p95 wait (bench/minimal_loop.rs), 1 thread",
+            minimal,
+        ),
+        differ,
+    )
 }
 
 /// Times one replication of every policy of a scenario, generation included.
