@@ -67,7 +67,7 @@ pub fn wait_stats(waits_h: &[f64]) -> [f64; 5] {
         return [f64::NAN; 5];
     }
     let mut sorted = waits_h.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp); // the same array as a stable sort: equal keys are equal bits
     let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
     let waited = sorted.iter().filter(|&&w| w > 0.0).count() as f64 / sorted.len() as f64;
     [mean, percentile_sorted(&sorted, 0.5), percentile_sorted(&sorted, 0.95), percentile_sorted(&sorted, 0.99), waited]

@@ -69,7 +69,7 @@ impl ClassTally {
     pub fn values(&self, set: &ClassMetricSet) -> Vec<f64> {
         let n = self.waits_h.len();
         let mut sorted = self.waits_h.clone();
-        sorted.sort_by(f64::total_cmp);
+        sorted.sort_unstable_by(f64::total_cmp); // as stable: equal keys are equal bits
         let share = |k: u64, of: u64| if of == 0 { f64::NAN } else { k as f64 / of as f64 };
         let q = |p: f64| percentile_sorted(&sorted, p);
         let mean = if n == 0 { f64::NAN } else { sorted.iter().sum::<f64>() / n as f64 };

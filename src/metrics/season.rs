@@ -111,7 +111,7 @@ impl SeasonTally {
     /// The values of [`SEASON_METRICS`] (NaN where undefined: quantiles of no waits).
     pub fn values(&self) -> Vec<f64> {
         let mut sorted = self.waits_h.clone();
-        sorted.sort_by(f64::total_cmp);
+        sorted.sort_unstable_by(f64::total_cmp); // as stable: equal keys are equal bits
         let n = sorted.len();
         let mean = if n == 0 { f64::NAN } else { sorted.iter().sum::<f64>() / n as f64 };
         let cloud = if self.completed == 0 { f64::NAN } else { self.cloud as f64 / self.completed as f64 };
