@@ -94,8 +94,18 @@ impl<O: Observer> World<'_, O> {
         put(Metric::FailureKilledJobs, c.killed as f64);
         put(Metric::RenegedShare, nan_if_zero(c.reneged as f64, c.submitted));
         put(Metric::BalkedShare, nan_if_zero(c.balked as f64, c.submitted));
+        // Every class together, once: the per-class rows' "all classes" row and the
+        // counts below (it copies every class's waits).
+        let set = &scn.class_metrics;
         let mut all = ClassTally::default();
-        self.tally.classes.iter().for_each(|c| all.absorb(c));
+        let mut classes: Vec<Vec<f64>> = Vec::with_capacity(scn.group.len() + 1);
+        for (i, c) in self.tally.classes.iter().enumerate() {
+            all.absorb(c);
+            if i < scn.group.len() {
+                classes.push(c.values(set));
+            }
+        }
+        classes.push(all.values(set));
         let t = &self.tally;
         put(Metric::JobsSubmitted, t.arrivals as f64);
         put(Metric::JobsCompletedCampus, (t.completed - t.cloud_jobs) as f64);
@@ -125,16 +135,6 @@ impl<O: Observer> World<'_, O> {
         } else {
             Vec::new()
         };
-        let set = &scn.class_metrics;
-        let mut all = ClassTally::default();
-        let mut classes: Vec<Vec<f64>> = Vec::with_capacity(scn.group.len() + 1);
-        for (i, c) in self.tally.classes.iter().enumerate() {
-            all.absorb(c);
-            if i < scn.group.len() {
-                classes.push(c.values(set));
-            }
-        }
-        classes.push(all.values(set));
         let class_waits_h =
             self.tally.classes.iter_mut().take(scn.group.len()).map(|c| std::mem::take(&mut c.waits_h)).collect();
         let metrics =
