@@ -44,6 +44,17 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    /// A case measured in jobs, without a pool twin.
+    fn of_jobs(name: &str, what: &str, jobs: usize, seconds: Vec<f64>) -> BenchResult {
+        BenchResult {
+            name: name.into(),
+            what: what.into(),
+            units: jobs as f64,
+            unit: "jobs",
+            seconds,
+            pool_seconds: Vec::new(),
+        }
+    }
     fn sorted(&self) -> Vec<f64> {
         let mut s = self.seconds.clone();
         s.sort_by(f64::total_cmp);
@@ -141,14 +152,7 @@ pub fn engine_case(name: &str, what: &str, scenario: &Scenario, repetitions: usi
         seconds.push(t.elapsed().as_secs_f64());
         std::hint::black_box(out);
     }
-    BenchResult {
-        name: name.into(),
-        what: what.into(),
-        units: jobs.jobs.len() as f64,
-        unit: "jobs",
-        seconds,
-        pool_seconds: Vec::new(),
-    }
+    BenchResult::of_jobs(name, what, jobs.jobs.len(), seconds)
 }
 
 /// The engine on a strict-FCFS pool scenario against [`minimal_loop`] on the same jobs,
@@ -173,14 +177,7 @@ pub fn engine_vs_minimal_loop(
         minimal.push(t.elapsed().as_secs_f64());
         differ = out.records.iter().zip(&outcome.starts).filter(|(r, s)| r.start != **s).count();
     }
-    let case = |name: &str, what: &str, seconds| BenchResult {
-        name: name.into(),
-        what: what.into(),
-        units: jobs.jobs.len() as f64,
-        unit: "jobs",
-        seconds,
-        pool_seconds: Vec::new(),
-    };
+    let case = |name: &str, what: &str, seconds| BenchResult::of_jobs(name, what, jobs.jobs.len(), seconds);
     (
         case(name, what, engine),
         case(
