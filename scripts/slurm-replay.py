@@ -205,6 +205,47 @@ class ReasonPoller(threading.Thread):
             self.stop.wait(0.5)
 
 
+def decay_thread_start(env: dict) -> float:
+    """When slurmctld's priority decay thread started (epoch seconds, to the millisecond).
+
+    priority/multifactor recomputes usage and priorities at that moment and every
+    PriorityCalcPeriod after it (its timer adds the period to the start, so the grid
+    does not drift). The thread logs `_read_last_decay_ran` as it starts.
+    """
+    log_file = Path(config_value("SlurmctldLogFile", env))
+    start = None
+    for line in log_file.read_text(errors="replace").splitlines():
+        if "_read_last_decay_ran" in line and line.startswith("["):
+            stamp = line[1:line.index("]")]
+            start = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+    if start is None:
+        raise RuntimeError(f"{log_file}: no '_read_last_decay_ran' line (is PriorityType=priority/multifactor?)")
+    return start
+
+
+def calc_period_s(env: dict) -> int:
+    """PriorityCalcPeriod in seconds (scontrol shows it as HH:MM:SS)."""
+    v = config_value("PriorityCalcPeriod", env)
+    h, m, s = (int(x) for x in v.split(":"))
+    return 3600 * h + 60 * m + s
+
+
+def wait_for_calc_phase(phase: float, env: dict) -> None:
+    """Sleeps until `phase` seconds after one of Slurm's priority recalculations, so that
+    every run of a list sees them at the same offsets from its first submission: the
+    first at PriorityCalcPeriod - phase, then every period."""
+    start, period = decay_thread_start(env), calc_period_s(env)
+    if not 0 <= phase < period:
+        raise RuntimeError(f"--calc-phase {phase} is not allowed; give 0 to {period} s (PriorityCalcPeriod)")
+    now = time.time()
+    k = (now - start - phase) // period + 1
+    target = start + k * period + phase
+    log(f"priority recalculations every {period} s from {datetime.fromtimestamp(start).isoformat()}; "
+        f"first submission {target - now:.1f} s from now, {phase} s after one, so the next comes at "
+        f"{period - phase} s on the list's clock")
+    time.sleep(max(0.0, target - time.time()))
+
+
 def run(args) -> int:
     jobs = read_list(args.list)
     env = dict(os.environ)
@@ -221,6 +262,8 @@ def run(args) -> int:
     offset = comp.stat().st_size if comp.exists() else 0
     log(f"{len(jobs)} jobs from {args.list}; SLURM_CONF={env['SLURM_CONF']}; completions from {comp}")
 
+    if args.calc_phase is not None:
+        wait_for_calc_phase(args.calc_phase, env)
     names: dict[str, str] = {}
     t0 = time.time()
     poller = ReasonPoller(env, t0, names)
@@ -313,6 +356,9 @@ def main() -> int:
     r.add_argument("--reasons", type=Path)
     r.add_argument("--conf", type=Path, help="slurm.conf (default: $SLURM_CONF, else target/slurm-test)")
     r.add_argument("--timeout", type=float, default=600, help="seconds to wait for the last job (600)")
+    r.add_argument("--calc-phase", type=float, metavar="SECONDS",
+                   help="submit the first job this many seconds after a priority recalculation "
+                        "(with accounting: fair-share lists; the next comes at PriorityCalcPeriod - SECONDS)")
     sub.add_parser("canonical", help="print the canonical fragmentation/backfill job list")
     g = sub.add_parser("random", help="print a random job list")
     g.add_argument("--jobs", type=int, default=30)

@@ -34,7 +34,8 @@
 //! It accrues exactly (integrated between changes of the running set), not by sampling.
 //!
 //! As in Slurm, priorities are computed when a job is submitted and recomputed for every
-//! queued job each PriorityCalcPeriod (the age factor grows and usage decays between
+//! queued job each PriorityCalcPeriod (the first one period after the start, or at the
+//! phase a replay gives: `Multifactor::first_calc`) (the age factor grows and usage decays between
 //! recomputations, but the order only changes when it runs). Ties go to the earlier
 //! submission.
 
@@ -65,7 +66,7 @@ impl PriorityState {
             Priority::Fifo => None,
             Priority::Multifactor(m) => Some(m.clone()),
         };
-        let next_calc = cfg.as_ref().map_or(SimTime::MAX, |m| m.calc_period);
+        let next_calc = cfg.as_ref().map_or(SimTime::MAX, |m| m.first_calc);
         PriorityState {
             cfg,
             usage: vec![0.0; campus.accounts.len()],
