@@ -90,6 +90,10 @@ pub struct FairshareReplay {
     /// timer runs from its start: `scripts/slurm-replay.py run --calc-phase P` gives
     /// `calc_period_s − P`); `None`: one period.
     pub calc_offset_s: Option<SimTime>,
+    /// Book usage as Slurm 22.05's decay thread does (`cluster::priority`, "Slurm's
+    /// bookkeeping"): credited to running jobs at each recalculation, factors held
+    /// between them, classic's one period behind. Else exactly.
+    pub slurm_usage: bool,
 }
 
 /// Weight of the fair-share factor in a fair-share replay (the cluster's
@@ -333,8 +337,11 @@ pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ReplayError> {
         for (job, a) in converted.jobs.iter_mut().zip(accounts) {
             job.account = a;
         }
-        if let (Some(offset), crate::scenario::Priority::Multifactor(m)) = (f.calc_offset_s, &mut scn.campus.priority) {
-            m.first_calc = offset;
+        if let crate::scenario::Priority::Multifactor(m) = &mut scn.campus.priority {
+            if let Some(offset) = f.calc_offset_s {
+                m.first_calc = offset;
+            }
+            m.slurm_usage = f.slurm_usage;
         }
     }
     let outages = if o.infer_outages { super::infer::outages(&converted, o.gpus, o.outage_min) } else { Vec::new() };

@@ -376,6 +376,11 @@ pub struct TraceValidateArgs {
     /// calc period − P).
     #[arg(long, value_name = "SECONDS", requires = "fairshare")]
     pub calc_offset: Option<u64>,
+    /// Book usage as Slurm 22.05's decay thread does instead of exactly: credited to
+    /// running jobs at each recalculation (a job's time after the last one before its end
+    /// is lost), fair-share factors held between recalculations, classic's one behind.
+    #[arg(long, requires = "fairshare")]
+    pub slurm_usage: bool,
     /// Also write one row per replayed job: job,submit,size,recorded_start,
     /// simulated_start,recorded_wait_s,simulated_wait_s (seconds after the log's first
     /// submission).

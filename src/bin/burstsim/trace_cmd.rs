@@ -307,7 +307,14 @@ fn fairshare(t: &crate::args::TraceValidateArgs, log: &Trace) -> Result<Option<F
     if let Some(c) = t.calc_offset.filter(|&c| c > calc_period_s) {
         bail!(usage(format!("--calc-offset {c} is not allowed; give 0 to {calc_period_s} seconds (the calc period)")));
     }
-    Ok(Some(FairshareReplay { algorithm, shares, half_life_s, calc_period_s, calc_offset_s: t.calc_offset }))
+    Ok(Some(FairshareReplay {
+        algorithm,
+        shares,
+        half_life_s,
+        calc_period_s,
+        calc_offset_s: t.calc_offset,
+        slurm_usage: t.slurm_usage,
+    }))
 }
 
 /// `--shares NAME=SHARES,…`.
