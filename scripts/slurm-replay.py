@@ -328,12 +328,15 @@ def run(args) -> int:
 
 def compare(args) -> int:
     """Start by start: two results files, or results against burstsim's --jobs-out."""
-    def starts(path: Path) -> dict[str, int]:
+    def rows_of(path: Path) -> list[dict]:
         with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
+            return list(csv.DictReader(f))
+
+    def starts(rows: list[dict]) -> dict[str, int]:
         key = "start" if "start" in rows[0] else "simulated_start"
         return {r["job"]: round(float(r[key])) for r in rows}
-    a, b = starts(args.a), starts(args.b)
+    ra, rb = rows_of(args.a), rows_of(args.b)
+    a, b = starts(ra), starts(rb)
     common = [j for j in a if j in b]
     agree = [j for j in common if abs(a[j] - b[j]) <= args.tolerance]
     print(f"{len(agree)} of {len(common)} starts agree within {args.tolerance} s "
@@ -341,6 +344,24 @@ def compare(args) -> int:
     for j in common:
         if j not in agree:
             print(f"  {j}: {a[j]} s in {args.a.name}, {b[j]} s in {args.b.name} ({b[j] - a[j]:+d} s)")
+    submit = {r["job"]: round(float(r["submit"])) for r in ra}
+    if common:
+        wa = sum(a[j] - submit[j] for j in common) / len(common)
+        wb = sum(b[j] - submit[j] for j in common) / len(common)
+        print(f"mean wait {wa:.1f} s in {args.a.name}, {wb:.1f} s in {args.b.name} (ratio {wb / wa if wa else float('nan'):.2f})")
+    # Which account goes first: every pair of jobs of different accounts that A started
+    # more than the tolerance apart, in the same order in B (a fair-share decision each).
+    account = {r["job"]: r.get("account", "") for r in ra}
+    if len({account[j] for j in common}) > 1:
+        pairs = [(x, y) for x in common for y in common
+                 if account[x] != account[y] and a[y] - a[x] > args.tolerance]
+        same = [(x, y) for x, y in pairs if b[x] < b[y]]
+        print(f"account order: {len(same)} of {len(pairs)} pairs of jobs of different accounts "
+              f"started more than {args.tolerance} s apart in {args.a.name} are in that order in {args.b.name}")
+        for x, y in pairs:
+            if (x, y) not in same:
+                print(f"  {x} ({account[x]}) before {y} ({account[y]}) in {args.a.name}: "
+                      f"{b[x]} s and {b[y]} s in {args.b.name}")
     only = sorted(set(a) ^ set(b))
     if only:
         print(f"  in one file only: {' '.join(only)}")
