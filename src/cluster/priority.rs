@@ -387,6 +387,36 @@ mod tests {
         assert_eq!(p.fairshare(light), (n - 1.0) / n);
     }
 
+    /// Slurm's bookkeeping, by hand: half-life 600 s, a run every 60 s from 50 s. Heavy
+    /// runs 8 GPUs over [0, 55) and light over [60, 80): at 50 s heavy is credited
+    /// 8 × 50 × d^50 (d = 1 − 0.693/600) and its last 5 s never; light ends between two
+    /// runs and is credited nothing. Fair Tree ranks on the credited usage at once; classic
+    /// holds the factors of the usage before the run's credits, one period behind.
+    #[test]
+    fn slurm_bookkeeping_credits_running_jobs_at_each_run_only() {
+        for (algorithm, light_first_at_50) in [("fair-tree", true), ("classic", false)] {
+            let mut c = campus_with(&format!("fairshare_algorithm = \"{algorithm}\""));
+            let Priority::Multifactor(m) = &mut c.priority else { panic!("multifactor") };
+            m.half_life = 600;
+            m.calc_period = 60;
+            m.first_calc = 50;
+            m.slurm_usage = true;
+            let (heavy, light) = (0u16, 1u16);
+            let mut p = PriorityState::new(&c);
+            assert!(p.books_as_slurm());
+            let d: f64 = 1.0 - 0.693 / 600.0;
+            p.book_as_slurm(55, [(heavy, 8, 0)].into_iter());
+            assert!((p.usage[0] - 8.0 * 50.0 * d.powi(50)).abs() < 1e-9, "{algorithm}: {:?}", p.usage);
+            assert_eq!(p.fairshare(light) > p.fairshare(heavy), light_first_at_50, "{algorithm}");
+            p.book_as_slurm(80, [(light, 8, 60)].into_iter());
+            p.book_as_slurm(115, std::iter::empty());
+            assert!((p.usage[0] - 8.0 * 50.0 * d.powi(50) * d.powi(60)).abs() < 1e-9, "{algorithm}: {:?}", p.usage);
+            assert_eq!(p.usage[1], 0.0, "{algorithm}: a job between two runs is never credited");
+            // By the run at 110 s classic has caught up: light (no usage) first.
+            assert!(p.fairshare(light) > p.fairshare(heavy), "{algorithm}");
+        }
+    }
+
     #[test]
     fn the_algorithm_key_is_left_out_of_the_resolved_scenario_when_classic() {
         let classic = Scenario::from_toml_str(&scenario_text(""), "p.toml").unwrap();
