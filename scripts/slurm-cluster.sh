@@ -393,6 +393,10 @@ start() {
   if alive "$DIR/run/slurmctld.pid"; then
     say "slurmctld already running (pid $(cat "$DIR/run/slurmctld.pid"))"
   else
+    # With accounting, usage and the decay clock are kept in the state folder
+    # (assoc_usage, priority_last_decay_ran); the database is new, so they go too: every
+    # accounting start begins with no usage and the decay thread's first run at startup.
+    [[ -n $ACCOUNTING ]] && rm -rf -- "${DIR:?}/state" && mkdir -p "$DIR/state"
     # -c: start from an empty state (no jobs from an earlier run); -i: ignore lost state.
     "$SLURM_SBIN/slurmctld" -c -i -f "$CONF" >>"$DIR/log/slurmctld.log" 2>&1 \
       || { tail -n 8 "$DIR/log/slurmctld.log" >&2; fail "cannot set up: slurmctld did not start"; }

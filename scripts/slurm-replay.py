@@ -205,6 +205,47 @@ class ReasonPoller(threading.Thread):
             self.stop.wait(0.5)
 
 
+def decay_thread_start(env: dict) -> float:
+    """When slurmctld's priority decay thread started (epoch seconds, to the millisecond).
+
+    priority/multifactor recomputes usage and priorities at that moment and every
+    PriorityCalcPeriod after it (its timer adds the period to the start, so the grid
+    does not drift). The thread logs `_read_last_decay_ran` as it starts.
+    """
+    log_file = Path(config_value("SlurmctldLogFile", env))
+    start = None
+    for line in log_file.read_text(errors="replace").splitlines():
+        if "_read_last_decay_ran" in line and line.startswith("["):
+            stamp = line[1:line.index("]")]
+            start = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+    if start is None:
+        raise RuntimeError(f"{log_file}: no '_read_last_decay_ran' line (is PriorityType=priority/multifactor?)")
+    return start
+
+
+def calc_period_s(env: dict) -> int:
+    """PriorityCalcPeriod in seconds (scontrol shows it as HH:MM:SS)."""
+    v = config_value("PriorityCalcPeriod", env)
+    h, m, s = (int(x) for x in v.split(":"))
+    return 3600 * h + 60 * m + s
+
+
+def wait_for_calc_phase(phase: float, env: dict) -> None:
+    """Sleeps until `phase` seconds after one of Slurm's priority recalculations, so that
+    every run of a list sees them at the same offsets from its first submission: the
+    first at PriorityCalcPeriod - phase, then every period."""
+    start, period = decay_thread_start(env), calc_period_s(env)
+    if not 0 <= phase < period:
+        raise RuntimeError(f"--calc-phase {phase} is not allowed; give 0 to {period} s (PriorityCalcPeriod)")
+    now = time.time()
+    k = (now - start - phase) // period + 1
+    target = start + k * period + phase
+    log(f"priority recalculations every {period} s from {datetime.fromtimestamp(start).isoformat()}; "
+        f"first submission {target - now:.1f} s from now, {phase} s after one, so the next comes at "
+        f"{period - phase} s on the list's clock")
+    time.sleep(max(0.0, target - time.time()))
+
+
 def run(args) -> int:
     jobs = read_list(args.list)
     env = dict(os.environ)
@@ -221,6 +262,8 @@ def run(args) -> int:
     offset = comp.stat().st_size if comp.exists() else 0
     log(f"{len(jobs)} jobs from {args.list}; SLURM_CONF={env['SLURM_CONF']}; completions from {comp}")
 
+    if args.calc_phase is not None:
+        wait_for_calc_phase(args.calc_phase, env)
     names: dict[str, str] = {}
     t0 = time.time()
     poller = ReasonPoller(env, t0, names)
@@ -285,12 +328,15 @@ def run(args) -> int:
 
 def compare(args) -> int:
     """Start by start: two results files, or results against burstsim's --jobs-out."""
-    def starts(path: Path) -> dict[str, int]:
+    def rows_of(path: Path) -> list[dict]:
         with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
+            return list(csv.DictReader(f))
+
+    def starts(rows: list[dict]) -> dict[str, int]:
         key = "start" if "start" in rows[0] else "simulated_start"
         return {r["job"]: round(float(r[key])) for r in rows}
-    a, b = starts(args.a), starts(args.b)
+    ra, rb = rows_of(args.a), rows_of(args.b)
+    a, b = starts(ra), starts(rb)
     common = [j for j in a if j in b]
     agree = [j for j in common if abs(a[j] - b[j]) <= args.tolerance]
     print(f"{len(agree)} of {len(common)} starts agree within {args.tolerance} s "
@@ -298,6 +344,24 @@ def compare(args) -> int:
     for j in common:
         if j not in agree:
             print(f"  {j}: {a[j]} s in {args.a.name}, {b[j]} s in {args.b.name} ({b[j] - a[j]:+d} s)")
+    submit = {r["job"]: round(float(r["submit"])) for r in ra}
+    if common:
+        wa = sum(a[j] - submit[j] for j in common) / len(common)
+        wb = sum(b[j] - submit[j] for j in common) / len(common)
+        print(f"mean wait {wa:.1f} s in {args.a.name}, {wb:.1f} s in {args.b.name} (ratio {wb / wa if wa else float('nan'):.2f})")
+    # Which account goes first: every pair of jobs of different accounts that A started
+    # more than the tolerance apart, in the same order in B (a fair-share decision each).
+    account = {r["job"]: r.get("account", "") for r in ra}
+    if len({account[j] for j in common}) > 1:
+        pairs = [(x, y) for x in common for y in common
+                 if account[x] != account[y] and a[y] - a[x] > args.tolerance]
+        same = [(x, y) for x, y in pairs if b[x] < b[y]]
+        print(f"account order: {len(same)} of {len(pairs)} pairs of jobs of different accounts "
+              f"started more than {args.tolerance} s apart in {args.a.name} are in that order in {args.b.name}")
+        for x, y in pairs:
+            if (x, y) not in same:
+                print(f"  {x} ({account[x]}) before {y} ({account[y]}) in {args.a.name}: "
+                      f"{b[x]} s and {b[y]} s in {args.b.name}")
     only = sorted(set(a) ^ set(b))
     if only:
         print(f"  in one file only: {' '.join(only)}")
@@ -313,6 +377,9 @@ def main() -> int:
     r.add_argument("--reasons", type=Path)
     r.add_argument("--conf", type=Path, help="slurm.conf (default: $SLURM_CONF, else target/slurm-test)")
     r.add_argument("--timeout", type=float, default=600, help="seconds to wait for the last job (600)")
+    r.add_argument("--calc-phase", type=float, metavar="SECONDS",
+                   help="submit the first job this many seconds after a priority recalculation "
+                        "(with accounting: fair-share lists; the next comes at PriorityCalcPeriod - SECONDS)")
     sub.add_parser("canonical", help="print the canonical fragmentation/backfill job list")
     g = sub.add_parser("random", help="print a random job list")
     g.add_argument("--jobs", type=int, default=30)

@@ -38,6 +38,7 @@ struct Running {
     end: SimTime,
     account: u16,
     gpus: u32,
+    start: SimTime,
 }
 
 /// The node cluster's state.
@@ -182,6 +183,14 @@ impl NodeCluster {
     }
 
     fn accrue(&mut self, now: SimTime) {
+        if self.prio.books_as_slurm() {
+            // In job order, so that the sums do not depend on the map's order.
+            let mut jobs: Vec<(u32, u16, u32, SimTime)> =
+                self.running.iter().map(|(&j, r)| (j, r.account, r.gpus, r.start)).collect();
+            jobs.sort_unstable();
+            self.prio.book_as_slurm(now, jobs.iter().map(|&(_, a, g, s)| (a, g, s)));
+            return;
+        }
         let limits = &self.limits;
         self.prio.accrue(now, |a| limits.usage(a as u16).gpus);
     }
@@ -327,7 +336,7 @@ impl NodeCluster {
         }
         insert_sorted(&mut self.account_running[usize::from(w.req.account)], (end, held));
         self.account_version[usize::from(w.req.account)] += 1;
-        self.running.insert(w.q.job, Running { alloc, end, account: w.req.account, gpus: held });
+        self.running.insert(w.q.job, Running { alloc, end, account: w.req.account, gpus: held, start: now });
         started.push(w.q);
     }
 

@@ -33,8 +33,23 @@
 //! Usage decays with PriorityDecayHalfLife: a GPU-second used Δ ago counts 2^(−Δ/half-life).
 //! It accrues exactly (integrated between changes of the running set), not by sampling.
 //!
+//! **Slurm's bookkeeping** (`Multifactor::slurm_usage`, the replay's `--slurm-usage`; off
+//! in scenarios). Slurm 22.05's decay thread (`priority_multifactor.c`, `_decay_thread`)
+//! runs every PriorityCalcPeriod from slurmctld's start. Each run multiplies all usage by
+//! d^Δt, with d = 1 − 0.693 / half-life (per second) and Δt the time since the last run,
+//! and credits each *running* job with its CPUs × δ × d^δ, δ its run time since the last
+//! run (or its start). A job that ends between two runs is credited nothing for its time
+//! after the last one (observed with `sshare`: a group's 55-s jobs, last credited at
+//! 50 s, kept that usage; 20-s jobs between two runs left none; docs/VALIDATION.md). The
+//! factors are set at each run and held until the next, also for jobs submitted in
+//! between: Fair Tree's from the usage after the run's credits (`fair_tree_decay`);
+//! classic's from the accounts' effective usage computed before them
+//! (`_set_children_usage_efctv` comes first in the loop), so the classic factor lags one
+//! period behind running jobs.
+//!
 //! As in Slurm, priorities are computed when a job is submitted and recomputed for every
-//! queued job each PriorityCalcPeriod (the age factor grows and usage decays between
+//! queued job each PriorityCalcPeriod (the first one period after the start, or at the
+//! phase a replay gives: `Multifactor::first_calc`) (the age factor grows and usage decays between
 //! recomputations, but the order only changes when it runs). Ties go to the earlier
 //! submission.
 
@@ -55,6 +70,9 @@ pub struct PriorityState {
     total_gpus: f64,
     /// Next scheduled recomputation.
     next_calc: SimTime,
+    /// Slurm's bookkeeping: the last decay-thread run booked, and the factors it set.
+    booked_to: Option<SimTime>,
+    held: Vec<f64>,
 }
 
 impl PriorityState {
@@ -65,8 +83,11 @@ impl PriorityState {
             Priority::Fifo => None,
             Priority::Multifactor(m) => Some(m.clone()),
         };
-        let next_calc = cfg.as_ref().map_or(SimTime::MAX, |m| m.calc_period);
+        let next_calc = cfg.as_ref().map_or(SimTime::MAX, |m| m.first_calc);
+        let slurm = cfg.as_ref().is_some_and(|m| m.slurm_usage);
         PriorityState {
+            booked_to: slurm.then_some(0),
+            held: vec![1.0; if slurm { campus.accounts.len() } else { 0 }],
             cfg,
             usage: vec![0.0; campus.accounts.len()],
             shares: campus.accounts.iter().map(|a| a.fairshare / total).collect(),
@@ -117,9 +138,51 @@ impl PriorityState {
         self.accrued_to = now;
     }
 
+    /// Whether usage is booked as Slurm's decay thread books it ([`PriorityState::book_as_slurm`]).
+    pub fn books_as_slurm(&self) -> bool {
+        self.booked_to.is_some()
+    }
+
+    /// Slurm's bookkeeping (module doc): books every decay-thread run up to `now`, at
+    /// `first_calc` and every calc period after it, with `running` the `(account, GPUs,
+    /// start)` of each running job (call it before the running set changes).
+    pub fn book_as_slurm(&mut self, now: SimTime, running: impl Iterator<Item = (u16, u32, SimTime)> + Clone) {
+        let (Some(m), Some(mut last)) = (self.cfg.clone(), self.booked_to) else { return };
+        let d = 1.0 - 0.693 / m.half_life as f64;
+        let mut run = if last == 0 && m.first_calc > 0 { m.first_calc } else { last + m.calc_period };
+        while run <= now {
+            let classic_before = self.classic_factors();
+            let decay = d.powf((run - last) as f64);
+            for u in &mut self.usage {
+                *u *= decay;
+            }
+            for (a, gpus, start) in running.clone() {
+                let delta = (run - start.max(last)) as f64;
+                if start <= run {
+                    self.usage[usize::from(a)] += f64::from(gpus) * delta * d.powf(delta);
+                }
+            }
+            self.held = match m.fairshare_algorithm {
+                FairshareAlgorithm::FairTree => fair_tree_factors(&self.shares, &self.usage),
+                FairshareAlgorithm::Classic => classic_before,
+            };
+            last = run;
+            run += m.calc_period;
+        }
+        self.booked_to = Some(last);
+        self.accrued_to = now;
+    }
+
+    fn classic_factors(&self) -> Vec<f64> {
+        (0..self.usage.len()).map(|a| self.classic_fairshare(a as u16)).collect()
+    }
+
     /// The fair-share factor of an account, by the scenario's algorithm (1 under FIFO,
     /// where no one reads it).
     pub fn fairshare(&self, account: u16) -> f64 {
+        if self.books_as_slurm() {
+            return self.held[usize::from(account)];
+        }
         match self.cfg.as_ref().map(|m| m.fairshare_algorithm) {
             Some(FairshareAlgorithm::FairTree) => fair_tree_factors(&self.shares, &self.usage)[usize::from(account)],
             _ => self.classic_fairshare(account),
@@ -147,6 +210,9 @@ impl PriorityState {
     /// Every account's fair-share factor (compute once, then [`PriorityState::priority_with`]
     /// for each queued job).
     pub fn fairshare_factors(&self) -> Vec<f64> {
+        if self.books_as_slurm() {
+            return self.held.clone();
+        }
         match self.cfg.as_ref().map(|m| m.fairshare_algorithm) {
             Some(FairshareAlgorithm::FairTree) => fair_tree_factors(&self.shares, &self.usage),
             _ => (0..self.usage.len()).map(|a| self.classic_fairshare(a as u16)).collect(),
@@ -319,6 +385,36 @@ mod tests {
         p.accrue(4 * 86_400, |a| [0, 8].get(a).copied().unwrap_or(0));
         assert_eq!(p.fairshare(heavy), 1.0);
         assert_eq!(p.fairshare(light), (n - 1.0) / n);
+    }
+
+    /// Slurm's bookkeeping, by hand: half-life 600 s, a run every 60 s from 50 s. Heavy
+    /// runs 8 GPUs over [0, 55) and light over [60, 80): at 50 s heavy is credited
+    /// 8 × 50 × d^50 (d = 1 − 0.693/600) and its last 5 s never; light ends between two
+    /// runs and is credited nothing. Fair Tree ranks on the credited usage at once; classic
+    /// holds the factors of the usage before the run's credits, one period behind.
+    #[test]
+    fn slurm_bookkeeping_credits_running_jobs_at_each_run_only() {
+        for (algorithm, light_first_at_50) in [("fair-tree", true), ("classic", false)] {
+            let mut c = campus_with(&format!("fairshare_algorithm = \"{algorithm}\""));
+            let Priority::Multifactor(m) = &mut c.priority else { panic!("multifactor") };
+            m.half_life = 600;
+            m.calc_period = 60;
+            m.first_calc = 50;
+            m.slurm_usage = true;
+            let (heavy, light) = (0u16, 1u16);
+            let mut p = PriorityState::new(&c);
+            assert!(p.books_as_slurm());
+            let d: f64 = 1.0 - 0.693 / 600.0;
+            p.book_as_slurm(55, [(heavy, 8, 0)].into_iter());
+            assert!((p.usage[0] - 8.0 * 50.0 * d.powi(50)).abs() < 1e-9, "{algorithm}: {:?}", p.usage);
+            assert_eq!(p.fairshare(light) > p.fairshare(heavy), light_first_at_50, "{algorithm}");
+            p.book_as_slurm(80, [(light, 8, 60)].into_iter());
+            p.book_as_slurm(115, std::iter::empty());
+            assert!((p.usage[0] - 8.0 * 50.0 * d.powi(50) * d.powi(60)).abs() < 1e-9, "{algorithm}: {:?}", p.usage);
+            assert_eq!(p.usage[1], 0.0, "{algorithm}: a job between two runs is never credited");
+            // By the run at 110 s classic has caught up: light (no usage) first.
+            assert!(p.fairshare(light) > p.fairshare(heavy), "{algorithm}");
+        }
     }
 
     #[test]

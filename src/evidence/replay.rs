@@ -14,9 +14,19 @@
 //! They run as background jobs, so no policy,
 //! group limit or walltime limit touches them, and their waits come from the engine's
 //! per-job records.
+//!
+//! With [`ReplayOptions::fairshare`] the replay runs Slurm's fair-share as a cluster with
+//! slurmdbd does: every job in its log's account (the `group` field), each account with
+//! its shares, fair-share the only priority factor, usage decaying with the half-life and
+//! priorities recomputed on the cluster's own timer. Slurm's root user association is
+//! modelled, not deleted: `sacctmgr add account` puts every account under `root`, beside
+//! the user `root` of account `root` with one share, which runs nothing. It is account
+//! [`ROOT_ACCOUNT`] here with one share (unless the shares give it another), so the
+//! classic factor's normalised shares and Fair Tree's number of user associations are
+//! Slurm's.
 
 use crate::engine::simulate;
-use crate::scenario::raw::{PriorityKind, SchedulerKind};
+use crate::scenario::raw::{FairshareAlgorithm, PriorityKind, SchedulerKind};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::stats::percentile_sorted;
 use crate::trace::Trace;
@@ -55,6 +65,69 @@ pub struct ReplayOptions {
     /// Scheduler cycle: `None` none; `Some(None)` the log's own ([`super::infer::cycle`]);
     /// `Some(Some(s))` every `s` seconds.
     pub cycle: Option<Option<SimTime>>,
+    /// Fair-share from the log's accounts (on nodes only; the priority is then
+    /// multifactor with fair-share as its only factor, whatever `priority` says).
+    pub fairshare: Option<FairshareReplay>,
+}
+
+/// The account of Slurm's root user association, modelled with one share (module doc).
+pub const ROOT_ACCOUNT: &str = "root";
+
+/// Fair-share as a real Slurm with accounting runs it (`scripts/slurm-cluster.sh` with
+/// `BURSTSIM_SLURM_ACCOUNTING`): PriorityWeightFairshare the only weight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FairshareReplay {
+    /// Classic (`PriorityFlags=NO_FAIR_TREE`) or Fair Tree.
+    pub algorithm: FairshareAlgorithm,
+    /// Each account's raw shares (sacctmgr's `fairshare=`), in this order; every job of
+    /// the log must be in one of them. [`ROOT_ACCOUNT`] is added with 1 share if absent.
+    pub shares: Vec<(String, f64)>,
+    /// PriorityDecayHalfLife, seconds (at least 60).
+    pub half_life_s: SimTime,
+    /// PriorityCalcPeriod, seconds (at least 60).
+    pub calc_period_s: SimTime,
+    /// Seconds from the log's first submission to the first recomputation (slurmctld's
+    /// timer runs from its start: `scripts/slurm-replay.py run --calc-phase P` gives
+    /// `calc_period_s − P`); `None`: one period.
+    pub calc_offset_s: Option<SimTime>,
+    /// Book usage as Slurm 22.05's decay thread does (`cluster::priority`, "Slurm's
+    /// bookkeeping"): credited to running jobs at each recalculation, factors held
+    /// between them, classic's one period behind. Else exactly.
+    pub slurm_usage: bool,
+}
+
+/// Weight of the fair-share factor in a fair-share replay (the cluster's
+/// PriorityWeightFairshare; the order does not depend on it, only on the factors).
+pub const FAIRSHARE_WEIGHT: f64 = 10_000.0;
+
+/// Why a fair-share replay cannot put a job in an account.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The replay scenario was refused.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// A job has no account.
+    #[error(
+        "line {line}: job '{job}' has no account; a fair-share replay needs every job's account (the mapping's `group` column)"
+    )]
+    NoAccount {
+        /// 1-based line of the job in the log.
+        line: usize,
+        /// Its id.
+        job: String,
+    },
+    /// A job's account has no shares.
+    #[error("line {line}: job '{job}': account '{account}' has no shares; the accounts with shares are {known}")]
+    UnknownAccount {
+        /// 1-based line of the job in the log.
+        line: usize,
+        /// Its id.
+        job: String,
+        /// The account as written.
+        account: String,
+        /// The accounts that have shares, comma-separated.
+        known: String,
+    },
 }
 
 impl ReplayOptions {
@@ -79,6 +152,7 @@ impl ReplayOptions {
             infer_outages: false,
             outage_min: super::infer::MIN_OUTAGE,
             cycle: None,
+            fairshare: None,
         }
     }
 
@@ -107,9 +181,9 @@ pub fn scenario(o: &ReplayOptions, last_submit: SimTime) -> Result<Scenario, Sce
         SchedulerKind::Fcfs => "fcfs",
         SchedulerKind::EasyBackfill => "easy-backfill",
     };
-    let priority = match o.priority {
-        PriorityKind::Fifo => "fifo",
-        PriorityKind::Multifactor => "multifactor",
+    let priority = match (o.priority, &o.fairshare) {
+        (_, Some(_)) | (PriorityKind::Multifactor, None) => "multifactor",
+        (PriorityKind::Fifo, None) => "fifo",
     };
     let mut campus = match o.nodes {
         None => format!("gpus = {}\n", o.gpus),
@@ -122,6 +196,9 @@ pub fn scenario(o: &ReplayOptions, last_submit: SimTime) -> Result<Scenario, Sce
     if let Some(r) = o.bf_reservations {
         campus.push_str(&format!("bf_reservations = {r}\n"));
     }
+    if let Some(f) = &o.fairshare {
+        campus.push_str(&fairshare_toml(f));
+    }
     let text = format!(
         "name = \"trace-replay\"\n\
          [simulation]\nstart_date = \"2000-01-01\"\nhorizon_days = {horizon_days}\nreplications = 1\n\
@@ -129,6 +206,58 @@ pub fn scenario(o: &ReplayOptions, last_submit: SimTime) -> Result<Scenario, Sce
          [background]\n[[background.classes]]\nname = \"trace\"\njobs_per_week = 0\nruntime_hours = 1\n"
     );
     Scenario::from_toml_str(&text, "<trace replay>")
+}
+
+/// The `[campus.multifactor]` and `[[campus.accounts]]` tables of a fair-share replay.
+fn fairshare_toml(f: &FairshareReplay) -> String {
+    let algorithm = match f.algorithm {
+        FairshareAlgorithm::Classic => "classic",
+        FairshareAlgorithm::FairTree => "fair-tree",
+    };
+    let mut s = format!(
+        "[campus.multifactor]\nweight_age = 0\nweight_fairshare = {FAIRSHARE_WEIGHT}\nweight_job_size = 0\n\
+         weight_partition = 0\ndecay_half_life_days = {}\ncalc_period_minutes = {}\nfairshare_algorithm = \"{algorithm}\"\n",
+        f.half_life_s as f64 / DAY as f64,
+        f.calc_period_s as f64 / 60.0
+    );
+    for (name, shares) in fairshare_accounts(f) {
+        let name = toml::Value::String(name).to_string();
+        s.push_str(&format!("[[campus.accounts]]\nname = {name}\nfairshare = {shares}\n"));
+    }
+    s
+}
+
+/// The accounts of a fair-share replay with their shares: as given, then
+/// [`ROOT_ACCOUNT`] with one share if they do not name it.
+pub fn fairshare_accounts(f: &FairshareReplay) -> Vec<(String, f64)> {
+    let mut v = f.shares.clone();
+    if !v.iter().any(|(n, _)| n == ROOT_ACCOUNT) {
+        v.push((ROOT_ACCOUNT.to_string(), 1.0));
+    }
+    v
+}
+
+/// The account index (in `scn.campus.accounts`) of each converted job, from the log's
+/// `group` field.
+fn job_accounts(trace: &Trace, c: &Converted, scn: &Scenario, f: &FairshareReplay) -> Result<Vec<u16>, ReplayError> {
+    let listed = fairshare_accounts(f);
+    c.source
+        .iter()
+        .map(|&i| {
+            let t = &trace.jobs[i];
+            let name = t.group.as_deref().filter(|g| !g.is_empty());
+            let Some(name) = name else { return Err(ReplayError::NoAccount { line: t.line, job: t.id.clone() }) };
+            match (listed.iter().any(|(n, _)| n == name), scn.campus.accounts.iter().position(|a| a.name == name)) {
+                (true, Some(a)) => Ok(a as u16),
+                _ => Err(ReplayError::UnknownAccount {
+                    line: t.line,
+                    job: t.id.clone(),
+                    account: name.to_string(),
+                    known: listed.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
+                }),
+            }
+        })
+        .collect()
 }
 
 /// Queue-delay statistics of a set of jobs, in hours.
@@ -197,11 +326,24 @@ pub struct Replay {
 /// Converts, simulates and compares.
 ///
 /// # Errors
-/// [`ScenarioError`] when the replay scenario is refused (0 GPUs, over ten years).
-pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ScenarioError> {
-    let converted = to_jobs(trace, o);
+/// [`ReplayError::Scenario`] when the replay scenario is refused (0 GPUs, over ten
+/// years); with fair-share, a job without an account or in one without shares.
+pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ReplayError> {
+    let mut converted = to_jobs(trace, o);
     let last = converted.jobs.last().map_or(0, |j| j.submit);
     let mut scn = scenario(o, last)?;
+    if let Some(f) = &o.fairshare {
+        let accounts = job_accounts(trace, &converted, &scn, f)?;
+        for (job, a) in converted.jobs.iter_mut().zip(accounts) {
+            job.account = a;
+        }
+        if let crate::scenario::Priority::Multifactor(m) = &mut scn.campus.priority {
+            if let Some(offset) = f.calc_offset_s {
+                m.first_calc = offset;
+            }
+            m.slurm_usage = f.slurm_usage;
+        }
+    }
     let outages = if o.infer_outages { super::infer::outages(&converted, o.gpus, o.outage_min) } else { Vec::new() };
     let cycle = match o.cycle {
         None => 0,

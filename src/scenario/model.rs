@@ -161,6 +161,13 @@ pub struct Multifactor {
     pub half_life: SimTime,
     /// PriorityCalcPeriod.
     pub calc_period: SimTime,
+    /// When the first recomputation comes (clock time). A scenario's is one
+    /// `calc_period` after the start; a replay of a real Slurm run sets the phase of
+    /// slurmctld's own timer (`burstsim validate --trace --calc-offset`). Not a scenario key.
+    pub first_calc: SimTime,
+    /// Usage as Slurm 22.05's decay thread books it (`cluster::priority`, "Slurm's
+    /// bookkeeping") instead of exactly; the replay's `--slurm-usage`. Not a scenario key.
+    pub slurm_usage: bool,
     /// PriorityFavorSmall.
     pub favor_small: bool,
     /// Classic fair-share or Fair Tree (`PriorityFlags=NO_FAIR_TREE` or not).

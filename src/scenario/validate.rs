@@ -599,6 +599,8 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
                 max_age: days("max_age_days", m.max_age_days)?,
                 half_life: days("decay_half_life_days", m.decay_half_life_days)?,
                 calc_period: hours_to_secs(calc / 60.0, 60),
+                first_calc: hours_to_secs(calc / 60.0, 60),
+                slurm_usage: false,
                 favor_small: m.favor_small,
                 fairshare_algorithm: m.fairshare_algorithm,
             })

@@ -297,6 +297,21 @@ fn node_replay_options_are_checked() {
         (&["--gpus-per-node", "8", "--nodes", "4", "--bf-interval", "0"][..], "--bf-interval 0"),
         (&["--gpus-per-node", "0", "--nodes", "4"][..], "--gpus-per-node 0"),
         (&["--gpus", "32", "--bf-interval", "2"][..], "--gpus-per-node"),
+        (&["--gpus", "32", "--fairshare", "classic"][..], "--gpus-per-node"),
+        (&["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "fair"][..], "use classic or fair-tree"),
+        (
+            &["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "classic", "--calc-period", "90"][..],
+            "whole minutes",
+        ),
+        (&["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "classic", "--shares", "group=0"][..], "above 0"),
+        (
+            &["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "classic", "--shares", "group=1,others"][..],
+            "is not NAME=SHARES",
+        ),
+        (
+            &["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "fair-tree", "--shares", "group=1"][..],
+            "line 2: job 'fill1': account 'others' has no shares; the accounts with shares are group, root",
+        ),
     ] {
         let out = burstsim().args(base).args(extra).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
@@ -307,4 +322,142 @@ fn node_replay_options_are_checked() {
     // (30 would silently replay on 32 GPUs: refused, tests/suite/trace_fitness.rs).
     let (ok, out, err) = stdout(&[&base[..], &["--gpus", "32", "--gpus-per-node", "8"]].concat());
     assert!(ok && out.contains("on 4 nodes × 8 GPUs"), "{out}{err}");
+}
+
+/// Runs of the fair-share lists on the real Slurm with accounting (slurmdbd; accounts
+/// `group` and `others`, one share each, beside root's; PriorityWeightFairshare the only
+/// weight; half-life 10 min; a recalculation every minute, the list started 10 s after
+/// one: `slurm-replay.py run --calc-phase 10`), with the algorithm each ran under
+/// (docs/VALIDATION.md, "A real Slurm with fair-share").
+const FAIRSHARE_RUNS: &[(&str, &str)] = &[
+    ("fairshare-flip-fairtree-1", "fair-tree"),
+    ("fairshare-flip-fairtree-2", "fair-tree"),
+    ("fairshare-flip-classic-1", "classic"),
+    ("fairshare-flip-classic-2", "classic"),
+    ("fairshare-lag-classic-1", "classic"),
+    ("fairshare-lag-classic-2", "classic"),
+    ("fairshare-lag-fairtree-1", "fair-tree"),
+    ("fairshare-lag-fairtree-2", "fair-tree"),
+];
+
+/// The replay of a fair-share run: the cluster's nodes and backfill, and its fair-share
+/// settings (the first recalculation 60 − 10 = 50 s after the first submission).
+/// `algorithm` "fifo" replays without fair-share, for contrast.
+fn fairshare_replay(run: &str, algorithm: &str, slurm_usage: bool) -> Vec<(String, i64, i64)> {
+    let mut args =
+        vec!["--gpus-per-node", "8", "--nodes", "4", "--bf-interval", "2", "--bf-reservations", "500", "--priority"];
+    if algorithm == "fifo" {
+        args.push("fifo");
+    } else {
+        args.extend([
+            "multifactor",
+            "--fairshare",
+            algorithm,
+            "--shares",
+            "group=1,others=1",
+            "--decay-half-life",
+            "600",
+            "--calc-period",
+            "60",
+            "--calc-offset",
+            "50",
+        ]);
+        if slurm_usage {
+            args.push("--slurm-usage");
+        }
+    }
+    replay_starts(run, &args)
+}
+
+/// Each job's account in a recorded run.
+fn run_accounts(run: &str) -> std::collections::HashMap<String, String> {
+    let text = std::fs::read_to_string(format!("{SLURM_RUNS}/{run}.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (job, account) = (0, header.iter().position(|h| *h == "account").unwrap());
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[job].to_string(), f[account].to_string())
+        })
+        .collect()
+}
+
+/// Pairs of jobs of different accounts that Slurm started more than 3 s apart (a
+/// fair-share decision each), and how many of them the replay starts in Slurm's order.
+fn account_order(rows: &[(String, i64, i64)], accounts: &std::collections::HashMap<String, String>) -> (usize, usize) {
+    let (mut pairs, mut same) = (0, 0);
+    for x in rows {
+        for y in rows {
+            if accounts[&x.0] != accounts[&y.0] && y.1 - x.1 > 3 {
+                pairs += 1;
+                same += usize::from(x.2 < y.2);
+            }
+        }
+    }
+    (same, pairs)
+}
+
+fn mean_wait_ratio(rows: &[(String, i64, i64)], run: &str) -> f64 {
+    let submit: std::collections::HashMap<String, i64> = {
+        let text = std::fs::read_to_string(format!("{SLURM_RUNS}/{run}.csv")).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .map(|f| (f[0].into(), f[1].parse().unwrap()))
+            .collect()
+    };
+    let (rec, sim): (i64, i64) = rows.iter().fold((0, 0), |(r, s), j| (r + j.1 - submit[&j.0], s + j.2 - submit[&j.0]));
+    sim as f64 / rec as f64
+}
+
+#[test]
+fn fair_share_replays_start_the_accounts_in_the_order_a_real_slurm_did() {
+    for &(run, algorithm) in FAIRSHARE_RUNS {
+        let accounts = run_accounts(run);
+        let slurm = fairshare_replay(run, algorithm, true);
+        let (same, pairs) = account_order(&slurm, &accounts);
+        let other = if algorithm == "classic" { "fair-tree" } else { "classic" };
+        let (swapped, fifo) = (fairshare_replay(run, other, true), fairshare_replay(run, "fifo", false));
+        let ratio = mean_wait_ratio(&slurm, run);
+        eprintln!(
+            "{run}: {} of {} starts within 3 s, account order {same} of {pairs}, mean wait ratio {ratio:.2}; \
+             {other}: {} within 3 s, order {}; FIFO: {} within 3 s, order {}; exact usage: {} within 3 s, order {}",
+            agree(&slurm),
+            slurm.len(),
+            agree(&swapped),
+            account_order(&swapped, &accounts).0,
+            agree(&fifo),
+            account_order(&fifo, &accounts).0,
+            agree(&fairshare_replay(run, algorithm, false)),
+            account_order(&fairshare_replay(run, algorithm, false), &accounts).0,
+        );
+        // Every fair-share decision of the real run, with Slurm's bookkeeping.
+        assert_eq!(same, pairs, "{run}: {slurm:?}");
+        assert!(pairs > 0, "{run}: no decision between accounts");
+        // The mean wait within 10% of the real run's (two real runs differ by 6%).
+        assert!((ratio - 1.0).abs() <= 0.10, "{run}: mean wait ratio {ratio:.3}");
+        // At least as close as the other algorithm and as FIFO, start by start.
+        assert!(agree(&slurm) >= agree(&swapped).max(agree(&fifo)), "{run}");
+    }
+}
+
+/// On each list the algorithm's own decisions are visible: FIFO gets Fair Tree's runs of
+/// the flip list and classic's runs of the lag list wrong, and the wrong algorithm gets
+/// the flip list wrong under either (the lists are in docs/VALIDATION.md).
+#[test]
+fn the_fair_share_lists_tell_fifo_and_the_two_algorithms_apart() {
+    for (run, algorithm, wrong) in [
+        ("fairshare-flip-fairtree-1", "fair-tree", "fifo"),
+        ("fairshare-flip-fairtree-1", "fair-tree", "classic"),
+        ("fairshare-flip-classic-1", "classic", "fair-tree"),
+        ("fairshare-lag-classic-1", "classic", "fifo"),
+    ] {
+        let accounts = run_accounts(run);
+        let (same, pairs) = account_order(&fairshare_replay(run, wrong, true), &accounts);
+        assert!(
+            same < pairs,
+            "{run}: replayed with {wrong} instead of {algorithm}, every account decision still agrees"
+        );
+    }
 }

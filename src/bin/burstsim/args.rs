@@ -354,6 +354,33 @@ pub struct TraceValidateArgs {
     /// Slurm reserves for every job it tests, up to bf_max_job_test = 500).
     #[arg(long, value_name = "N", requires = "gpus_per_node")]
     pub bf_reservations: Option<u32>,
+    /// Fair-share on nodes, as a Slurm with accounting runs it: classic
+    /// (PriorityFlags=NO_FAIR_TREE) or fair-tree. Each job is in its log's account (the
+    /// mapping's `group` column) and the priority is multifactor with fair-share its only
+    /// factor (docs/TRACES.md).
+    #[arg(long, value_name = "ALGORITHM", requires = "gpus_per_node")]
+    pub fairshare: Option<String>,
+    /// Raw shares of each account, as sacctmgr's fairshare=: NAME=SHARES,… (default:
+    /// 1 for every account of the log). Slurm's root user association is added as
+    /// account `root` with 1 share unless listed.
+    #[arg(long, value_name = "LIST", requires = "fairshare")]
+    pub shares: Option<String>,
+    /// PriorityDecayHalfLife in seconds (default 604800, Slurm's 7 days).
+    #[arg(long, value_name = "SECONDS", requires = "fairshare")]
+    pub decay_half_life: Option<u64>,
+    /// PriorityCalcPeriod in seconds, a whole number of minutes (default 300, Slurm's).
+    #[arg(long, value_name = "SECONDS", requires = "fairshare")]
+    pub calc_period: Option<u64>,
+    /// Seconds from the log's first submission to Slurm's first priority recalculation
+    /// (default: one --calc-period; `slurm-replay.py run --calc-phase P` makes it
+    /// calc period − P).
+    #[arg(long, value_name = "SECONDS", requires = "fairshare")]
+    pub calc_offset: Option<u64>,
+    /// Book usage as Slurm 22.05's decay thread does instead of exactly: credited to
+    /// running jobs at each recalculation (a job's time after the last one before its end
+    /// is lost), fair-share factors held between recalculations, classic's one behind.
+    #[arg(long, requires = "fairshare")]
+    pub slurm_usage: bool,
     /// Also write one row per replayed job: job,submit,size,recorded_start,
     /// simulated_start,recorded_wait_s,simulated_wait_s (seconds after the log's first
     /// submission).

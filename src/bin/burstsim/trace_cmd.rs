@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use burstsim::evidence::replay::{self, Estimates, ReplayOptions, Units};
-use burstsim::scenario::raw::{PriorityKind, SchedulerKind};
+use burstsim::evidence::replay::{self, Estimates, FairshareReplay, ReplayError, ReplayOptions, Units};
+use burstsim::scenario::raw::{FairshareAlgorithm, PriorityKind, SchedulerKind};
 use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
 
 use crate::args::{FitArgs, Format, ReadArgs, ValidateArgs};
@@ -94,6 +94,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     }
     let (units, procs_per_gpu) = units(&t.read)?;
     let log = read_trace(&path, &t.read)?;
+    let fairshare = fairshare(t, &log)?;
     let mut o = match t.gpus_per_node {
         None => {
             let gpus = match t.gpus.or(log.info.max_procs) {
@@ -125,6 +126,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         o.outage_min = (h * 3600.0).round().max(1.0) as u64;
     }
     o.cycle = cycle;
+    o.fairshare = fairshare;
     let gpus = o.gpus;
     let conv = replay::to_jobs(&log, &o);
     if conv.jobs.is_empty() {
@@ -179,7 +181,10 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         say!("burstsim: out-of-sample check in {:.1} s", started.elapsed().as_secs_f64());
         return Ok(ExitCode::SUCCESS);
     }
-    let r = replay::replay(&log, &o).with_context(|| format!("could not replay '{}'", path.display()))?;
+    let r = replay::replay(&log, &o).map_err(|e| match e {
+        ReplayError::Scenario(_) => anyhow::Error::new(e).context(format!("could not replay '{}'", path.display())),
+        other => usage(format!("{}: {other}", path.display())),
+    })?;
     if let Some(file) = &t.jobs_out {
         burstsim::write::atomic_write(file, r.jobs_csv(&log).as_bytes())
             .with_context(|| format!("could not write '{}'", file.display()))?;
@@ -201,7 +206,20 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                 None => format!("{gpus} {unit}"),
                 Some((n, g)) => format!(
                     "{n} nodes × {g} {unit} ({} priority, bf_interval {} s)",
-                    t.priority,
+                    match &o.fairshare {
+                        Some(f) => format!(
+                            "{} fair-share, shares {}, half-life {} s, calc period {} s",
+                            t.fairshare.as_deref().unwrap_or_default(),
+                            replay::fairshare_accounts(f)
+                                .iter()
+                                .map(|(n, s)| format!("{n}={s}"))
+                                .collect::<Vec<_>>()
+                                .join(","),
+                            f.half_life_s,
+                            f.calc_period_s
+                        ),
+                        None => t.priority.clone(),
+                    },
                     t.bf_interval.unwrap_or(30)
                 ),
             };
@@ -245,6 +263,80 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     }
     say!("burstsim: replay in {:.1} s", started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--fairshare`, `--shares`, `--decay-half-life`, `--calc-period`, `--calc-offset`.
+fn fairshare(t: &crate::args::TraceValidateArgs, log: &Trace) -> Result<Option<FairshareReplay>> {
+    let Some(alg) = &t.fairshare else { return Ok(None) };
+    let algorithm = match alg.as_str() {
+        "classic" => FairshareAlgorithm::Classic,
+        "fair-tree" | "fairtree" => FairshareAlgorithm::FairTree,
+        other => bail!(usage(format!("--fairshare '{other}' is not known; use classic or fair-tree"))),
+    };
+    if t.priority != "fifo" && t.priority != "multifactor" {
+        bail!(usage(format!("--priority '{}' is not known; use fifo or multifactor", t.priority)));
+    }
+    let shares = match &t.shares {
+        None => {
+            let mut names: Vec<String> = Vec::new();
+            for j in &log.jobs {
+                if let Some(g) = j.group.as_deref().filter(|g| !g.is_empty())
+                    && !names.iter().any(|n| n == g)
+                {
+                    names.push(g.to_string());
+                }
+            }
+            names.into_iter().map(|n| (n, 1.0)).collect()
+        }
+        Some(list) => parse_shares(list)?,
+    };
+    let secs = |flag: &str, v: Option<u64>, default: u64, max: u64| -> Result<u64> {
+        let v = v.unwrap_or(default);
+        if !(60..=max).contains(&v) {
+            bail!(usage(format!("{flag} {v} is not allowed; give 60 to {max} seconds")));
+        }
+        Ok(v)
+    };
+    let half_life_s = secs("--decay-half-life", t.decay_half_life, 7 * 86_400, 3650 * 86_400)?;
+    let calc_period_s = secs("--calc-period", t.calc_period, 300, 86_400)?;
+    if !calc_period_s.is_multiple_of(60) {
+        bail!(usage(format!(
+            "--calc-period {calc_period_s} is not allowed; give whole minutes in seconds (PriorityCalcPeriod is in minutes), e.g. 60"
+        )));
+    }
+    if let Some(c) = t.calc_offset.filter(|&c| c > calc_period_s) {
+        bail!(usage(format!("--calc-offset {c} is not allowed; give 0 to {calc_period_s} seconds (the calc period)")));
+    }
+    Ok(Some(FairshareReplay {
+        algorithm,
+        shares,
+        half_life_s,
+        calc_period_s,
+        calc_offset_s: t.calc_offset,
+        slurm_usage: t.slurm_usage,
+    }))
+}
+
+/// `--shares NAME=SHARES,…`.
+fn parse_shares(list: &str) -> Result<Vec<(String, f64)>> {
+    let mut out: Vec<(String, f64)> = Vec::new();
+    for item in list.split(',') {
+        let bad = |why: &str| usage(format!("--shares: '{item}' {why}; give NAME=SHARES,… e.g. group=1,others=4"));
+        let Some((name, v)) = item.split_once('=') else { bail!(bad("is not NAME=SHARES")) };
+        let name = name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
+            bail!(bad("has no account name of letters, digits, '_', '-' or '.'"));
+        }
+        match v.trim().parse::<f64>() {
+            Ok(s) if s.is_finite() && s > 0.0 => {}
+            _ => bail!(bad("needs shares above 0")),
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            bail!(bad("names an account twice"));
+        }
+        out.push((name.to_string(), v.trim().parse().expect("checked")));
+    }
+    Ok(out)
 }
 
 /// Prints what makes the log a poor description of the stated cluster (offered load
