@@ -362,10 +362,18 @@ def take_snapshot(slurm: Slurm, fmt: str, d: Path) -> tuple[int, Path, Path]:
     return taken_at, sq, si
 
 
+def secs(v) -> str:
+    """A figure in seconds for the log line: one decimal, or '-' when there is none."""
+    try:
+        return "-" if v is None or v == "" else f"{float(v):.1f}"
+    except (TypeError, ValueError):
+        return str(v)
+
+
 def run_advise(args, d: Path, fmt: str, taken_at: int, sq: Path, si: Path, p: dict, seed: int) -> dict:
     cmd = [str(args.burstsim), "advise", "--squeue", str(sq), "--sinfo", str(si), "--gpus", str(p["gpus"]),
            "--walltime", f"{p['limit_min']}m", "--runtime", f"{p['runtime_s']}s", "--partition", "campus",
-           "--scenario", str(args.scenario), "--seed", str(seed), "--json"]
+           "--scenario", str(args.advise_scenario or args.scenario), "--seed", str(seed), "--json"]
     if fmt == "json":
         cmd += ["--taken-at", str(taken_at)]
     if args.replications:
@@ -502,7 +510,7 @@ def run(args) -> int:
     comp_offset = comp.stat().st_size if comp.exists() else 0
     (args.out / "run.json").write_text(json.dumps(dict(
         argv=sys.argv, probes=args.probes, period_s=args.period, warmup_s=args.warmup, seed=args.seed,
-        scenario=str(args.scenario), burstsim=str(args.burstsim), slurm_conf=str(args.conf), formats=formats,
+        scenario=str(args.scenario), advise_scenario=str(args.advise_scenario or args.scenario), burstsim=str(args.burstsim), slurm_conf=str(args.conf), formats=formats,
         nodes=nodes, started=datetime.now().isoformat(timespec="seconds"), load=load.describe(),
     ), indent=2) + "\n")
     log(load.describe())
@@ -548,8 +556,8 @@ def run(args) -> int:
                 row.update(run_advise(args, d, fmt, taken_at, sq, si, p, args.seed * 1000 + k + 1))
             queued = len(slurm.run(["squeue", "-h", "-t", "PD", "-o", "%i"]).split())
             log(f"probe {k + 1}/{args.probes} ({fmt}): {p['gpus']} GPUs, {p['runtime_s']} s, limit {p['limit_min']} min, "
-                f"job {sid}; advise p10/median/p90 = {row.get('advise_p10_s', '-')}/{row.get('advise_median_s', '-')}/"
-                f"{row.get('advise_p90_s', '-')} s ({row.get('advise_seconds', '-')} s); {queued} jobs pending")
+                f"job {sid}; advise p10/median/p90 = {secs(row.get('advise_p10_s'))}/{secs(row.get('advise_median_s'))}/"
+                f"{secs(row.get('advise_p90_s'))} s ({row.get('advise_seconds', '-')} s); {queued} jobs pending")
             write_csv(args.out / "probes.csv", [dict(r) for r in rows])
         deadline = time.time() + args.probe_timeout
         while poller.waiting() and time.time() < deadline:
@@ -643,6 +651,8 @@ def main() -> int:
     p.add_argument("--burstsim", type=Path, default=Path(os.environ.get("BURSTSIM", ROOT / "target" / "release" / "burstsim")),
                    help="the burstsim binary ($BURSTSIM, else target/release/burstsim)")
     p.add_argument("--scenario", type=Path, default=DEFAULT_SCENARIO, help="the load, and advise's --scenario")
+    p.add_argument("--advise-scenario", type=Path,
+                   help="advise's --scenario instead of --scenario (e.g. one fitted from the load's own log)")
     p.add_argument("--conf", type=Path, default=Path(os.environ.get("SLURM_CONF", DEFAULT_CONF)),
                    help="slurm.conf ($SLURM_CONF, else target/slurm-test)")
     p.add_argument("--formats", choices=["alternate", "text", "json"], default="alternate",
