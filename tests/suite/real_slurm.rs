@@ -697,51 +697,12 @@ impl Drop for AccountingCluster {
     }
 }
 
-/// burstsim's fair-share replay of a run of the accounting cluster (its shares, half-life
-/// 10 min, recalculation every minute with the first 50 s after the first submission,
-/// Slurm's bookkeeping of usage), or FIFO for `algorithm` "fifo".
-fn fairshare_args(algorithm: &str) -> Vec<String> {
-    let mut a: Vec<String> =
-        ["--gpus-per-node", "8", "--nodes", "4", "--bf-interval", "2", "--bf-reservations", "500", "--priority"]
-            .map(String::from)
-            .to_vec();
-    if algorithm == "fifo" {
-        a.push("fifo".into());
-    } else {
-        a.extend(
-            [
-                "multifactor",
-                "--fairshare",
-                algorithm,
-                "--shares",
-                "group=1,others=1",
-                "--decay-half-life",
-                "600",
-                "--calc-period",
-                "60",
-                "--calc-offset",
-                "50",
-                "--slurm-usage",
-            ]
-            .map(String::from),
-        );
-    }
-    a
-}
-
 /// Of the pairs of jobs of different accounts that Slurm started more than [`AGREE_S`]
 /// apart, how many burstsim starts in the same order.
 fn account_order(jobs: &[Job], sim: &HashMap<String, i64>, account: &HashMap<String, String>) -> (usize, usize) {
-    let (mut pairs, mut same) = (0, 0);
-    for x in jobs {
-        for y in jobs {
-            if account[&x.job] != account[&y.job] && y.start - x.start > AGREE_S {
-                pairs += 1;
-                same += usize::from(sim[&x.job] < sim[&y.job]);
-            }
-        }
-    }
-    (same, pairs)
+    let triples: Vec<(&str, i64, i64)> =
+        jobs.iter().map(|j| (account[&j.job].as_str(), j.start, sim[&j.job])).collect();
+    crate::common::account_order(&triples, AGREE_S)
 }
 
 /// Fair-share on a real Slurm with accounting, for both algorithms (issue 22, item 1):
@@ -781,9 +742,9 @@ fn fair_share_matches_a_real_slurm_with_accounting() {
         let account: HashMap<String, String> =
             records(results).into_iter().map(|m| (m["job"].clone(), m["account"].clone())).collect();
         let other = if algorithm == "classic" { "fair-tree" } else { "classic" };
-        let sim = replay_in_burstsim(&name, algorithm, results, &fairshare_args(algorithm));
-        let swapped = replay_in_burstsim(&name, other, results, &fairshare_args(other));
-        let fifo = replay_in_burstsim(&name, "fifo", results, &fairshare_args("fifo"));
+        let sim = replay_in_burstsim(&name, algorithm, results, &crate::common::fairshare_replay_args(algorithm, true));
+        let swapped = replay_in_burstsim(&name, other, results, &crate::common::fairshare_replay_args(other, true));
+        let fifo = replay_in_burstsim(&name, "fifo", results, &crate::common::fairshare_replay_args("fifo", false));
         let (same, pairs) = account_order(jobs, &sim.simulated_start, &account);
         let rec_wait: i64 = jobs.iter().map(|j| j.wait_s).sum();
         let sim_wait: i64 = jobs.iter().map(|j| sim.simulated_start[&j.job] - j.submit).sum();

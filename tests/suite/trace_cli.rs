@@ -344,29 +344,8 @@ const FAIRSHARE_RUNS: &[(&str, &str)] = &[
 /// settings (the first recalculation 60 − 10 = 50 s after the first submission).
 /// `algorithm` "fifo" replays without fair-share, for contrast.
 fn fairshare_replay(run: &str, algorithm: &str, slurm_usage: bool) -> Vec<(String, i64, i64)> {
-    let mut args =
-        vec!["--gpus-per-node", "8", "--nodes", "4", "--bf-interval", "2", "--bf-reservations", "500", "--priority"];
-    if algorithm == "fifo" {
-        args.push("fifo");
-    } else {
-        args.extend([
-            "multifactor",
-            "--fairshare",
-            algorithm,
-            "--shares",
-            "group=1,others=1",
-            "--decay-half-life",
-            "600",
-            "--calc-period",
-            "60",
-            "--calc-offset",
-            "50",
-        ]);
-        if slurm_usage {
-            args.push("--slurm-usage");
-        }
-    }
-    replay_starts(run, &args)
+    let args = common::fairshare_replay_args(algorithm, slurm_usage);
+    replay_starts(run, &args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 /// Each job's account in a recorded run.
@@ -386,16 +365,8 @@ fn run_accounts(run: &str) -> std::collections::HashMap<String, String> {
 /// Pairs of jobs of different accounts that Slurm started more than 3 s apart (a
 /// fair-share decision each), and how many of them the replay starts in Slurm's order.
 fn account_order(rows: &[(String, i64, i64)], accounts: &std::collections::HashMap<String, String>) -> (usize, usize) {
-    let (mut pairs, mut same) = (0, 0);
-    for x in rows {
-        for y in rows {
-            if accounts[&x.0] != accounts[&y.0] && y.1 - x.1 > 3 {
-                pairs += 1;
-                same += usize::from(x.2 < y.2);
-            }
-        }
-    }
-    (same, pairs)
+    let triples: Vec<(&str, i64, i64)> = rows.iter().map(|r| (accounts[&r.0].as_str(), r.1, r.2)).collect();
+    common::account_order(&triples, 3)
 }
 
 fn mean_wait_ratio(rows: &[(String, i64, i64)], run: &str) -> f64 {

@@ -54,3 +54,50 @@ pub fn shared_data(rel: &str) -> Option<PathBuf> {
     eprintln!("skipped: {} is absent (set BURSTSIM_SHARED_DIR to point at the shared data)", path.display());
     None
 }
+
+/// `validate --trace` arguments that replay a run of the real-Slurm accounting cluster
+/// (`scripts/slurm-cluster.sh` with accounting: 4 nodes × 8, bf_interval 2 s, accounts
+/// `group` and `others` at 1 share, half-life 10 min, a recalculation every minute, the
+/// first 50 s after the first submission), with `algorithm` "classic" or "fair-tree", or
+/// "fifo" without fair-share; `slurm_usage` books usage as Slurm does.
+pub fn fairshare_replay_args(algorithm: &str, slurm_usage: bool) -> Vec<String> {
+    let mut a: Vec<&str> =
+        vec!["--gpus-per-node", "8", "--nodes", "4", "--bf-interval", "2", "--bf-reservations", "500", "--priority"];
+    if algorithm == "fifo" {
+        a.push("fifo");
+    } else {
+        a.extend([
+            "multifactor",
+            "--fairshare",
+            algorithm,
+            "--shares",
+            "group=1,others=1",
+            "--decay-half-life",
+            "600",
+            "--calc-period",
+            "60",
+            "--calc-offset",
+            "50",
+        ]);
+        if slurm_usage {
+            a.push("--slurm-usage");
+        }
+    }
+    a.into_iter().map(String::from).collect()
+}
+
+/// Of the pairs of jobs of different accounts that a real Slurm started more than `apart`
+/// seconds apart (each a fair-share decision), how many a replay starts in Slurm's order,
+/// and how many pairs there are: jobs as `(account, Slurm's start, the replay's start)`.
+pub fn account_order(jobs: &[(&str, i64, i64)], apart: i64) -> (usize, usize) {
+    let (mut pairs, mut same) = (0, 0);
+    for x in jobs {
+        for y in jobs {
+            if x.0 != y.0 && y.1 - x.1 > apart {
+                pairs += 1;
+                same += usize::from(x.2 < y.2);
+            }
+        }
+    }
+    (same, pairs)
+}
