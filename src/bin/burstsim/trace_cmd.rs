@@ -327,14 +327,14 @@ fn parse_shares(list: &str) -> Result<Vec<(String, f64)>> {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
             bail!(bad("has no account name of letters, digits, '_', '-' or '.'"));
         }
-        match v.trim().parse::<f64>() {
-            Ok(s) if s.is_finite() && s > 0.0 => {}
+        let shares = match v.trim().parse::<f64>() {
+            Ok(s) if s.is_finite() && s > 0.0 => s,
             _ => bail!(bad("needs shares above 0")),
-        }
+        };
         if out.iter().any(|(n, _)| n == name) {
             bail!(bad("names an account twice"));
         }
-        out.push((name.to_string(), v.trim().parse().expect("checked")));
+        out.push((name.to_string(), shares));
     }
     Ok(out)
 }
