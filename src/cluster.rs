@@ -11,6 +11,7 @@
 //! The engine talks to [`Cluster`] only; policies ask it for forecasts through
 //! [`Cluster::predict_start`] and never see its internals.
 
+pub mod job_map;
 pub mod limits;
 pub mod nodes;
 pub mod placement;

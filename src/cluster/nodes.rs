@@ -20,8 +20,9 @@
 //! Every reservation uses walltime requests, never true runtimes, so the forecast is as
 //! pessimistic as users' requests are generous.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
+use super::job_map::JobMap;
 use super::limits::Limits;
 use super::placement::{Allocation, Nodes, Shape};
 use super::plan::{Ask, Plan};
@@ -61,7 +62,7 @@ pub struct NodeCluster {
     queue: Queue,
     /// Per account: jobs waiting to be submitted (MaxSubmit).
     deferred: Vec<VecDeque<Waiting>>,
-    running: HashMap<u32, Running>,
+    running: JobMap<Running>,
     /// Per node: the running jobs' `(walltime end, GPUs)`, sorted (what a plan starts from).
     node_releases: Vec<Vec<(SimTime, u32)>>,
     /// Per account: its running jobs' `(walltime end, GPUs)`, sorted.
@@ -121,7 +122,7 @@ impl NodeCluster {
             prio: PriorityState::new(campus),
             queue: Queue::new(campus.accounts.len()),
             deferred: vec![VecDeque::new(); campus.accounts.len()],
-            running: HashMap::new(),
+            running: JobMap::default(),
             seq: 0,
             queued_gpus: 0,
             queued_gpu_secs: 0,
@@ -412,6 +413,9 @@ impl NodeCluster {
     }
 
     fn main_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
+        if self.busy == self.total || self.queue.is_empty() {
+            return; // the walk below would stop at its first job
+        }
         let mut blocked = std::mem::take(&mut self.scratch_blocked);
         blocked.clear();
         blocked.resize(self.max_per_node.len(), false);
@@ -452,7 +456,7 @@ impl NodeCluster {
     /// Refreshes the reusable plan at `now` and takes it out (give it back with
     /// `self.plan = plan` to keep it for the next pass).
     fn take_plan(&mut self, now: SimTime, horizon: SimTime) -> Plan {
-        let mut plan = std::mem::replace(&mut self.plan, Plan::empty(&[], Vec::new(), &[], 0));
+        let mut plan = std::mem::take(&mut self.plan);
         self.refresh(&mut plan, now, horizon);
         for &(n, until) in &self.down {
             plan.block(n, now, until);

@@ -63,7 +63,7 @@ pub struct Held {
 /// built: the base's first piece is moved to `now` at each refresh, and a base with a
 /// release at or before `now` is rebuilt (none should exist: a job is released when it
 /// ends, before the pass). The test `refreshing_equals_rebuilding` checks this.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Plan {
     now: SimTime,
     /// Latest start the plan considers.
