@@ -13,6 +13,8 @@ pub mod sequential;
 
 pub mod summary;
 
+use std::time::{Duration, Instant};
+
 use rayon::prelude::*;
 
 use crate::engine::{Halt, Runaway, simulate_metrics_until};
@@ -237,13 +239,27 @@ pub fn run_replication_until(
     replication: u64,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<RunMetrics>, Halt> {
+    Ok(run_replication_timed(scenario, replication, stop)?.into_iter().map(|(m, _)| m).collect())
+}
+
+/// As [`run_replication_until`], with the wall time each policy's simulation took (the
+/// job stream's generation is not counted): what a progress bar weighs work by, since
+/// one policy can cost several times another. The times never enter the results.
+fn run_replication_timed(
+    scenario: &Scenario,
+    replication: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<(RunMetrics, Duration)>, Halt> {
     if stop() {
         return Err(Halt::Cancelled);
     }
     let jobs = JobStream::generate(scenario, replication);
-    let runs: Vec<Result<RunMetrics, Halt>> = (0..scenario.policies.len())
+    let runs: Vec<Result<(RunMetrics, Duration), Halt>> = (0..scenario.policies.len())
         .into_par_iter()
-        .map(|p| simulate_metrics_until(scenario, &jobs, p, replication, stop))
+        .map(|p| {
+            let t0 = Instant::now();
+            simulate_metrics_until(scenario, &jobs, p, replication, stop).map(|m| (m, t0.elapsed()))
+        })
         .collect();
     first_halt(runs)
 }
@@ -285,6 +301,21 @@ pub fn run_into_until(
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<bool, Runaway> {
+    run_into_costed(scenario, replications, results, &|_| progress(), stop)
+}
+
+/// As [`run_into_until`], but `progress` is given, for each finished replication, the
+/// wall time each policy took to simulate, in policy order.
+///
+/// # Errors
+/// As [`run_into_until`].
+pub fn run_into_costed(
+    scenario: &Scenario,
+    replications: &[u64],
+    results: &mut Results,
+    progress: &(dyn Fn(&[Duration]) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<bool, Runaway> {
     for chunk in replications.chunks(CHUNK) {
         let done: Vec<Option<Result<Vec<RunMetrics>, Halt>>> = chunk
             .par_iter()
@@ -292,10 +323,11 @@ pub fn run_into_until(
                 if stop() {
                     return None;
                 }
-                let m = run_replication_until(scenario, r, stop);
-                if m.is_ok() {
-                    progress();
-                }
+                let m = run_replication_timed(scenario, r, stop).map(|runs| {
+                    let (metrics, times): (Vec<RunMetrics>, Vec<Duration>) = runs.into_iter().unzip();
+                    progress(&times);
+                    metrics
+                });
                 Some(m)
             })
             .collect();
@@ -341,6 +373,20 @@ pub fn run_until(
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<(Results, Stopping), Runaway> {
+    run_until_costed(scenario, rule, &|_| progress(), stop)
+}
+
+/// As [`run_until`], but `progress` is given the wall time each policy of a finished
+/// replication took to simulate (in policy order), for progress bars that weigh policies by cost.
+///
+/// # Errors
+/// As [`run_until`].
+pub fn run_until_costed(
+    scenario: &Scenario,
+    rule: Option<&Sequential>,
+    progress: &(dyn Fn(&[Duration]) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<(Results, Stopping), Runaway> {
     let mut results = Results::new(scenario);
     let max = scenario.max_replications as usize;
     let first = match rule {
@@ -356,7 +402,7 @@ pub fn run_until(
         Ok((r, Stopping::Interrupted { done, planned, sequential }))
     };
     let first: Vec<u64> = (0..first as u64).collect();
-    if !run_into_until(scenario, &first, &mut results, progress, stop)? {
+    if !run_into_costed(scenario, &first, &mut results, progress, stop)? {
         return interrupted(results);
     }
     let Some(rule) = rule else { return Ok((results, Stopping::Fixed)) };
@@ -374,7 +420,7 @@ pub fn run_until(
         // the rule looks only about 2.5·ln(n/20) + 1 times by n replications.
         let batch = (have / 2).max(2).min(max - have);
         let next: Vec<u64> = (have as u64..(have + batch) as u64).collect();
-        if !run_into_until(scenario, &next, &mut results, progress, stop)? {
+        if !run_into_costed(scenario, &next, &mut results, progress, stop)? {
             return interrupted(results);
         }
     }

@@ -475,6 +475,21 @@ pub fn run_point(
     progress: &(dyn Fn() + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Option<Results>, crate::engine::Runaway> {
+    run_point_costed(scenario, cache, &|_| progress(), stop)
+}
+
+/// As [`run_point`], but `progress` is given, per finished replication, each simulated
+/// policy's index in `scenario.policies` and the wall time its simulation took (reused
+/// policies are not simulated, so they are not in the list).
+///
+/// # Errors
+/// As [`run_point`].
+pub fn run_point_costed(
+    scenario: &Scenario,
+    cache: &mut HashMap<u64, PolicyResults>,
+    progress: &(dyn Fn(&[(usize, std::time::Duration)]) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Option<Results>, crate::engine::Runaway> {
     let keys: Vec<u64> = (0..scenario.policies.len()).map(|p| policy_key(scenario, p)).collect();
     let todo: Vec<usize> = (0..keys.len()).filter(|&p| !cache.contains_key(&keys[p])).collect();
     let mut results = Results::new(scenario);
@@ -483,7 +498,11 @@ pub fn run_point(
         let mut sub = scenario.clone();
         sub.policies = todo.iter().map(|&p| scenario.policies[p].clone()).collect();
         sub.baseline = 0;
-        let (r, stopping) = experiment::run_until(&sub, None, progress, stop)?;
+        let ticked = |times: &[std::time::Duration]| {
+            let timed: Vec<(usize, std::time::Duration)> = todo.iter().copied().zip(times.iter().copied()).collect();
+            progress(&timed);
+        };
+        let (r, stopping) = experiment::run_until_costed(&sub, None, &ticked, stop)?;
         if matches!(stopping, experiment::Stopping::Interrupted { .. }) {
             return Ok(None);
         }

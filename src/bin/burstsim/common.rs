@@ -92,6 +92,15 @@ pub(crate) fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 }
 
 pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
+    progress_bar_with(len, quiet, what, None)
+}
+
+/// Gives a bar's time left in seconds at a given number of seconds since it started
+/// (`None`: not known yet), in place of [`LastStep`]'s count of units.
+pub(crate) type SecondsLeft = std::sync::Arc<dyn Fn(f64) -> Option<f64> + Send + Sync>;
+
+/// [`progress_bar`] whose time left comes from `seconds_left` when given.
+pub(crate) fn progress_bar_with(len: u64, quiet: bool, what: &str, seconds_left: Option<SecondsLeft>) -> ProgressBar {
     let pb = if quiet {
         ProgressBar::hidden()
     } else {
@@ -104,7 +113,11 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
             .expect("valid template")
             .with_key("eta_average", move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
                 let step = last.lock().map(|mut l| l.seen(s)).unwrap_or_default();
-                let _ = w.write_str(&step.time_left(s));
+                let left = match &seconds_left {
+                    Some(f) => f(s.elapsed().as_secs_f64()).map_or_else(|| "…".to_string(), duration_left),
+                    None => step.time_left(s),
+                };
+                let _ = w.write_str(&left);
             })
             .with_key("average_rate", move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
                 let step = for_rate.lock().map(|mut l| l.seen(s)).unwrap_or_default();

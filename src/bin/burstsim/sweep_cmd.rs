@@ -11,7 +11,10 @@ use burstsim::output;
 use burstsim::scenario::ScenarioError;
 
 use crate::args::SweepArgs;
-use crate::common::{EXIT_INTERRUPTED, UsageError, announced, interrupted, lock_out_dir, pool, progress_bar};
+use crate::common::{
+    EXIT_INTERRUPTED, SecondsLeft, UsageError, announced, interrupted, lock_out_dir, pool, progress_bar_with,
+};
+use crate::cost_eta::CostEta;
 
 /// Runs `burstsim sweep`.
 pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
@@ -108,28 +111,40 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
     // simulated at an earlier point costs less, and counting points made the ETA wrong.
     let to_run = |p: usize| !(st.is_done(p) || shard.is_some_and(|(i, n)| p as u32 % n != i));
     let order = interleaved(total);
+    // The time left prices each policy-replication from measured costs (cost_eta.rs).
     let mut planned = std::collections::HashSet::new();
-    let (mut work, mut total_work) = (vec![0u64; total], 0u64);
+    let (mut total_work, mut eta) = (0u64, CostEta::default());
     for &p in &order {
         if to_run(p) {
             let scn = sw.scenario(p)?;
-            let fresh = (0..scn.policies.len()).filter(|&k| planned.insert(sweep::policy_key(&scn, k))).count();
-            work[p] = fresh as u64; // per replication
-            total_work += fresh as u64 * u64::from(scn.replications);
+            for k in (0..scn.policies.len()).filter(|&k| planned.insert(sweep::policy_key(&scn, k))) {
+                eta.plan(&scn.policies[k].name, &sw.points[p], u64::from(scn.replications));
+                total_work += u64::from(scn.replications);
+            }
         }
     }
-    let pb = progress_bar(total_work, a.quiet, "policy-replications");
+    let eta = std::sync::Arc::new(std::sync::Mutex::new(eta));
+    let for_bar = std::sync::Arc::clone(&eta);
+    let seconds_left: SecondsLeft = std::sync::Arc::new(move |now| for_bar.lock().ok()?.seconds_left(now));
+    let pb = progress_bar_with(total_work, a.quiet, "policy-replications", Some(seconds_left));
     let started = Instant::now();
     let mut cache = std::collections::HashMap::new();
     for &p in &order {
-        let units = work[p];
         if !to_run(p) {
             continue;
         }
         let scn = sw.scenario(p)?;
         pb.set_message(format!("policy-replications, point {}", sw.label(p)));
-        let tick = || pb.inc(units);
-        let Some(results) = pool.install(|| sweep::run_point(&scn, &mut cache, &tick, &interrupted))? else {
+        let tick = |timed: &[(usize, std::time::Duration)]| {
+            if let Ok(mut e) = eta.lock() {
+                let at = pb.elapsed().as_secs_f64();
+                for &(k, d) in timed {
+                    e.finished(&scn.policies[k].name, &sw.points[p], d.as_secs_f64(), at);
+                }
+            }
+            pb.inc(timed.len() as u64);
+        };
+        let Some(results) = pool.install(|| sweep::run_point_costed(&scn, &mut cache, &tick, &interrupted))? else {
             pb.finish_and_clear();
             let done = (0..total).filter(|&p| st.is_done(p)).count();
             say!(
