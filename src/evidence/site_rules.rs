@@ -48,24 +48,32 @@ pub const PERIODS: [&str; 3] = ["sep-jan", "feb-jun5", "regime"];
 pub enum SiteRules {
     /// KTH-SP2 before 6 June 1997.
     Kth,
+    /// The same MaxTimes without the rule that no job runs across 07:00 and 16:00 (a
+    /// sensitivity check: which part of the documented rules the figures owe to).
+    KthMaxTimeOnly,
 }
 
 impl SiteRules {
-    /// `kth`.
+    /// `kth`, `kth-maxtime-only`.
     pub fn parse(name: &str) -> Option<SiteRules> {
-        name.eq_ignore_ascii_case("kth").then_some(SiteRules::Kth)
+        match name.to_ascii_lowercase().as_str() {
+            "kth" => Some(SiteRules::Kth),
+            "kth-maxtime-only" => Some(SiteRules::KthMaxTimeOnly),
+            _ => None,
+        }
     }
 
     /// The time-of-day limits as rules of a weekly schedule.
     pub fn rules(self) -> Vec<LimitRule> {
+        let end_in_window = self == SiteRules::Kth;
         let rule = |days, hour: u32, max_h: SimTime| LimitRule {
             days,
             second_of_day: hour * 3600,
             max: Some(max_h * HOUR),
-            end_in_window: true,
+            end_in_window,
         };
         match self {
-            SiteRules::Kth => vec![
+            SiteRules::Kth | SiteRules::KthMaxTimeOnly => vec![
                 rule(Days::WEEKDAY, 7, 4),
                 rule(Days(0b0_1111), 16, 15), // Monday to Thursday nights
                 rule(Days::one(4), 16, 60),   // Friday 16:00 to Monday 07:00
@@ -76,21 +84,21 @@ impl SiteRules {
     /// The first local day the rules no longer hold.
     pub fn regime_end(self) -> Date {
         match self {
-            SiteRules::Kth => Date::new(1997, 6, 6).expect("a day"),
+            SiteRules::Kth | SiteRules::KthMaxTimeOnly => Date::new(1997, 6, 6).expect("a day"),
         }
     }
 
     /// The first local day of the out-of-sample period.
     pub fn split(self) -> Date {
         match self {
-            SiteRules::Kth => Date::new(1997, 2, 1).expect("a day"),
+            SiteRules::Kth | SiteRules::KthMaxTimeOnly => Date::new(1997, 2, 1).expect("a day"),
         }
     }
 
     /// UTC of a local wall time (seconds since 1970-01-01 as if local were UTC).
     pub fn local_to_utc(self, local: i64) -> i64 {
         match self {
-            SiteRules::Kth => recurring::eu_local_to_utc(local),
+            SiteRules::Kth | SiteRules::KthMaxTimeOnly => recurring::eu_local_to_utc(local),
         }
     }
 }

@@ -280,7 +280,7 @@ fn site_rules_replay(
     use burstsim::evidence::site_rules::{SHAKE_SECONDS, SiteRules, rules_replay};
     let t = &a.replay;
     let Some(rules) = SiteRules::parse(site) else {
-        bail!(usage(format!("--site-rules '{site}' is not known; use kth")));
+        bail!(usage(format!("--site-rules '{site}' is not known; use kth (or kth-maxtime-only)")));
     };
     if o.nodes.is_some() || o.infer_outages || o.cycle.is_some() || t.out_of_sample || o.fairshare.is_some() {
         bail!(usage(
