@@ -15,9 +15,9 @@
 //! engine's request is the recorded one to the second, not one second over it, which
 //! would put a 4-h request over the 4-h limit). Waits are compared at the log's own
 //! resolution: the log's waits are whole minutes, so the simulated ones are rounded to the
-//! nearest minute. Mean waits are reported by requested-time class (≤ 4 h, 4–15 h,
-//! > 15 h) and overall, for September to January (`in sample`: the period looked at while
-//! building this), February to 5 June (`out of sample`) and both.
+//! nearest minute. Mean waits are reported by requested-time class (up to 4 h, 4–15 h,
+//! over 15 h) and overall, for September to January (`in sample`: the period looked at
+//! while building this), February to 5 June (`out of sample`) and both.
 //!
 //! **Input shaking.** Each of `shakes` further replays moves every submission by a
 //! uniform whole number of seconds in ±[`SHAKE_SECONDS`] (the log's resolution, one
