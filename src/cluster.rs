@@ -31,8 +31,8 @@ pub use request::{QueuedJob, Request};
 /// The campus cluster: a pool or Slurm-like nodes.
 #[derive(Debug)]
 pub enum Cluster {
-    /// Identical GPUs in one pool.
-    Pool(PoolCluster),
+    /// Identical GPUs in one pool (boxed, as the node model is: the two differ in size).
+    Pool(Box<PoolCluster>),
     /// Nodes, partitions, priorities and limits.
     Nodes(Box<nodes::NodeCluster>),
 }
@@ -42,7 +42,7 @@ impl Cluster {
     /// forecasts (the pool then keeps the running jobs' walltime ends even under FCFS).
     pub fn new(campus: &Campus, predicts: bool) -> Cluster {
         match campus.placement {
-            Placement::Pool => Cluster::Pool(PoolCluster::with_tracking(campus, predicts)),
+            Placement::Pool => Cluster::Pool(Box::new(PoolCluster::with_tracking(campus, predicts))),
             Placement::Nodes => Cluster::Nodes(Box::new(nodes::NodeCluster::new(campus))),
         }
     }

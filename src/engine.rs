@@ -318,6 +318,10 @@ impl<'a, O: Observer> World<'a, O> {
         for &(_, end) in &scn.campus.maintenance {
             events.push(end, Event::MaintenanceEnd);
         }
+        // A time window opening may let a waiting job start (`scenario::recurring`).
+        for b in scn.campus.time_limits.boundaries() {
+            events.push(b, Event::MaintenanceEnd);
+        }
         events.push(scn.horizon, Event::Horizon);
         for (o, offer) in scn.offers.iter().enumerate() {
             // Rentals of chosen months: those beginning before arrivals stop.

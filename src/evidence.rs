@@ -13,3 +13,4 @@ pub mod holdout;
 pub mod infer;
 pub mod mle;
 pub mod replay;
+pub mod site_rules;

@@ -59,6 +59,8 @@ pub enum Purpose {
     Patience(u64),
     /// `advise`: the runtimes drawn for a snapshot's running and pending jobs.
     Snapshot,
+    /// A replay's small perturbations of a log's submission times (input shaking).
+    SubmitShake,
 }
 
 impl Purpose {
@@ -79,6 +81,7 @@ impl Purpose {
             Purpose::Outages => (14, 0),
             Purpose::Patience(k) => (15, k),
             Purpose::Snapshot => (16, 0),
+            Purpose::SubmitShake => (17, 0),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod labels;
 pub mod locate;
 mod model;
 pub mod raw;
+pub mod recurring;
 pub mod sensitivity;
 pub mod shape;
 mod trace_source;

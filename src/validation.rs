@@ -197,6 +197,8 @@ impl Case {
                 maintenance: vec![],
                 node_failures: None,
                 drains: vec![],
+                reservations: vec![],
+                time_limits: vec![],
                 outages: None,
                 scheduler_cycle_seconds: None,
                 min_start_delay_seconds: None,

@@ -54,6 +54,8 @@ pub struct NodeCluster {
     reservations: u32,
     window: SimTime,
     maintenance: Vec<(SimTime, SimTime)>,
+    /// MaxTime by time window (`scenario::recurring`; empty: none).
+    time_limits: crate::scenario::recurring::TimeLimits,
     partition_factor: Vec<f64>,
     max_per_node: Vec<u32>,
     limits: Limits,
@@ -116,6 +118,7 @@ impl NodeCluster {
             reservations: campus.backfill.reservations,
             window: campus.backfill.window,
             maintenance: campus.maintenance.clone(),
+            time_limits: campus.time_limits.clone(),
             partition_factor: campus.partitions.iter().map(|p| p.priority_factor).collect(),
             max_per_node: campus.partitions.iter().map(|p| p.max_gpus_per_node).collect(),
             limits,
@@ -341,13 +344,20 @@ impl NodeCluster {
         started.push(w.q);
     }
 
-    /// True when maintenance forbids starting a job with this walltime now.
+    /// True when maintenance (or the time window in force) forbids starting a job with
+    /// this walltime now.
     fn maintenance_blocks(&self, now: SimTime, walltime: SimTime) -> bool {
         let i = self.maintenance.partition_point(|&(_, end)| end <= now);
-        match self.maintenance.get(i) {
+        (match self.maintenance.get(i) {
             Some(&(start, _)) => start <= now || now.saturating_add(walltime) > start,
             None => false,
-        }
+        }) || !self.time_limits.may_start(now, walltime)
+    }
+
+    /// Over the MaxTime of the window in force: skipped as Slurm skips a job pending on
+    /// `PartitionTimeLimit`, until a window allows it.
+    fn over_time_limit(&self, now: SimTime, walltime: SimTime) -> bool {
+        !self.time_limits.within_max(now, walltime)
     }
 
     /// Recomputes every queued job's priority and re-sorts the queue (PriorityCalcPeriod).
@@ -426,7 +436,10 @@ impl NodeCluster {
             }
             let w = *walk.job(&self.queue, a);
             let p = usize::from(w.req.partition);
-            if blocked[p] || self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
+            if blocked[p]
+                || self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some()
+                || self.over_time_limit(now, w.q.walltime)
+            {
                 walk.skip(&self.queue, a, self.open(a));
                 continue;
             }
@@ -501,7 +514,9 @@ impl NodeCluster {
             while let Some(a) = walk.next() {
                 let w = *walk.job(&self.queue, a);
                 walk.skip(&self.queue, a, true); // no limit changes in this scan
-                if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
+                if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some()
+                    || self.over_time_limit(now, w.q.walltime)
+                {
                     continue;
                 }
                 tested += 1;
@@ -528,7 +543,9 @@ impl NodeCluster {
                 break;
             }
             let w = *walk.job(&self.queue, a);
-            if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
+            if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some()
+                || self.over_time_limit(now, w.q.walltime)
+            {
                 walk.skip(&self.queue, a, true); // the account's limit did not change
                 continue;
             }
@@ -538,7 +555,7 @@ impl NodeCluster {
             // later ones are only tested for a start now that delays none of those.
             let found = if reserved < self.reservations { plan.earliest(&ask) } else { plan.start_now(&ask) };
             match found {
-                Some((t, alloc)) if t == now => {
+                Some((t, alloc)) if t == now && self.time_limits.may_start(now, w.q.walltime) => {
                     plan.reserve(t, &alloc, &ask);
                     walk.take(&mut self.queue, a); // the cursor now points at the next
                     self.start(now, &w, alloc, started);
@@ -548,6 +565,9 @@ impl NodeCluster {
                     walk.refresh(&self.queue, a, self.open(a));
                     continue;
                 }
+                // The plan does not know the time windows: a job they keep from its planned
+                // start gets no reservation this pass (it is tried again at the next).
+                Some((t, _)) if !self.time_limits.may_start(t, w.q.walltime) => {}
                 Some((t, alloc)) => {
                     plan.reserve(t, &alloc, &ask);
                     reserved += 1;

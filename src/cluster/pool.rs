@@ -34,6 +34,7 @@ use lanes::{SizeLanes, Slot};
 use super::request::QueuedJob;
 use crate::scenario::Campus;
 use crate::scenario::raw::SchedulerKind;
+use crate::scenario::recurring::TimeLimits;
 use crate::units::SimTime;
 
 #[derive(Clone, Copy, Debug)]
@@ -127,6 +128,9 @@ pub struct PoolCluster {
     group_limit: u32,
     scheduler: SchedulerKind,
     maintenance: Vec<(SimTime, SimTime)>,
+    /// MaxTime by time window (empty: none): a job over it is skipped, and one that must
+    /// end in its window and cannot is blocked as by maintenance ahead.
+    time_limits: TimeLimits,
     background: SizeLanes,
     group: Lane,
     seq: u64,
@@ -161,6 +165,7 @@ impl PoolCluster {
             group_limit: campus.group_gpu_limit.unwrap_or(u32::MAX),
             scheduler: campus.scheduler,
             maintenance: campus.maintenance.clone(),
+            time_limits: campus.time_limits.clone(),
             background: SizeLanes::default(),
             group: Lane::default(),
             seq: 0,
@@ -257,12 +262,13 @@ impl PoolCluster {
 
     /// True when maintenance forbids starting a job with this walltime now: a window is in
     /// progress, or the job could still be running when the next one begins.
+    /// Also true when the time window in force keeps it from starting now.
     fn maintenance_blocks(&self, now: SimTime, walltime: SimTime) -> bool {
         let i = self.maintenance.partition_point(|&(_, end)| end <= now);
-        match self.maintenance.get(i) {
+        (match self.maintenance.get(i) {
             Some(&(start, _)) => start <= now || now.saturating_add(walltime) > start,
             None => false,
-        }
+        }) || !self.time_limits.may_start(now, walltime)
     }
 
     fn start(&mut self, now: SimTime, q: QueuedJob, started: &mut Vec<QueuedJob>) {
@@ -280,6 +286,12 @@ impl PoolCluster {
 
     fn held(&self, q: &QueuedJob) -> bool {
         q.group && self.group_used + q.gpus > self.group_limit
+    }
+
+    /// Held by the group limit, or asking more than the MaxTime of the window in force
+    /// (Slurm's `PartitionTimeLimit`: skipped, blocking nobody, until a window allows it).
+    fn skipped(&self, now: SimTime, q: &QueuedJob) -> bool {
+        self.held(q) || !self.time_limits.within_max(now, q.walltime)
     }
 
     /// The EASY reservation for `head`: the earliest time enough GPUs are free by walltime
@@ -308,7 +320,29 @@ impl PoolCluster {
                 break;
             }
         }
+        if !self.time_limits.is_empty() {
+            (shadow, extra) = self.reserve_in_window(head, shadow, extra);
+        }
         Reservation { job: head.job, gpus: head.gpus, group: head.group, shadow, extra }
+    }
+
+    /// The head's shadow moved to the first time both the time windows and maintenance
+    /// allow it, with the GPUs free then (by walltime ends) beyond its own.
+    fn reserve_in_window(&self, head: &QueuedJob, mut shadow: SimTime, mut extra: u32) -> (SimTime, u32) {
+        loop {
+            let t = self.time_limits.earliest_start(shadow, head.walltime);
+            let i = self.maintenance.partition_point(|&(_, end)| end <= t);
+            let t = match self.maintenance.get(i) {
+                Some(&(start, end)) if start <= t || t.saturating_add(head.walltime) > start => end,
+                _ => t,
+            };
+            if t == shadow {
+                return (shadow, extra);
+            }
+            shadow = t;
+            let ended: u32 = self.running.iter().take_while(|r| r.0 <= shadow).map(|r| r.2).sum();
+            extra = (self.free + ended).saturating_sub(head.gpus).max(extra);
+        }
     }
 
     /// Under a reservation, may `q` start now without delaying the head? Returns whether
@@ -351,7 +385,7 @@ impl PoolCluster {
             if self.free == 0 {
                 break;
             }
-            if self.held(q) {
+            if self.skipped(now, q) {
                 continue;
             }
             let start = match self.blocked {
@@ -413,15 +447,20 @@ impl PoolCluster {
         }
     }
 
-    /// The earliest waiting job not held by the group limit.
-    fn next_eligible(&self) -> Option<Waiting> {
-        let bg = self.background.front().map(Waiting::Background);
+    /// The earliest waiting job not held by the group limit (nor over the MaxTime of the
+    /// window in force).
+    fn next_eligible(&self, now: SimTime) -> Option<Waiting> {
+        let bg = match self.time_limits.at(now).and_then(|w| w.max) {
+            None => self.background.front(),
+            Some(max) => self.background.first_backfill(self.total, max, 0, 0),
+        };
+        let bg = bg.map(Waiting::Background);
         let gr = self
             .group
             .entries
             .iter()
             .enumerate()
-            .find(|(_, e)| e.alive && !self.held(&e.q))
+            .find(|(_, e)| e.alive && !self.skipped(now, &e.q))
             .map(|(pos, e)| Waiting::Group(pos, e.seq, e.q));
         match (bg, gr) {
             (Some(b), Some(g)) => Some(if b.seq() < g.seq() { b } else { g }),
@@ -440,7 +479,7 @@ impl PoolCluster {
         self.blocked = Blocked::Nothing;
         // Start the earliest eligible jobs while they fit; the first that does not is the head.
         while self.free > 0 {
-            let Some(head) = self.next_eligible() else { break };
+            let Some(head) = self.next_eligible(now) else { break };
             let q = head.q();
             if q.gpus <= self.free && !self.maintenance_blocks(now, q.walltime) {
                 self.take(head);
@@ -470,6 +509,7 @@ impl PoolCluster {
         while self.free > 0 {
             let Blocked::Easy(mut r) = self.blocked else { return };
             let Some(long) = self.maintenance_limit(now) else { return };
+            let long = long.min(self.time_limits.longest_start(now).unwrap_or(SimTime::MAX));
             let short = r.shadow.saturating_sub(now).min(long);
             let bg =
                 self.background.first_backfill(self.free, short, r.extra.min(self.free), long).map(Waiting::Background);
@@ -478,7 +518,7 @@ impl PoolCluster {
                 .entries
                 .iter()
                 .enumerate()
-                .filter(|(_, e)| e.alive && !self.held(&e.q))
+                .filter(|(_, e)| e.alive && !self.skipped(now, &e.q))
                 .find(|(_, e)| self.may_backfill(now, &e.q, &r).is_some())
                 .map(|(pos, e)| Waiting::Group(pos, e.seq, e.q));
             let pick = match (bg, gr) {

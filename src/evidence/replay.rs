@@ -27,6 +27,7 @@
 
 use crate::engine::simulate;
 use crate::scenario::raw::{FairshareAlgorithm, PriorityKind, SchedulerKind};
+use crate::scenario::recurring::TimeLimits;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::stats::percentile_sorted;
 use crate::trace::Trace;
@@ -329,9 +330,24 @@ pub struct Replay {
 /// [`ReplayError::Scenario`] when the replay scenario is refused (0 GPUs, over ten
 /// years); with fair-share, a job without an account or in one without shares.
 pub fn replay(trace: &Trace, o: &ReplayOptions) -> Result<Replay, ReplayError> {
-    let mut converted = to_jobs(trace, o);
+    replay_converted(trace, o, to_jobs(trace, o), &TimeLimits::default())
+}
+
+/// As [`replay`], of jobs already converted (and perhaps changed: a subset, shaken
+/// submissions, exact requests), under time-of-day limits on the replay's clock
+/// (`super::site_rules`; empty: none).
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_converted(
+    trace: &Trace,
+    o: &ReplayOptions,
+    mut converted: Converted,
+    time_limits: &TimeLimits,
+) -> Result<Replay, ReplayError> {
     let last = converted.jobs.last().map_or(0, |j| j.submit);
     let mut scn = scenario(o, last)?;
+    scn.campus.time_limits = time_limits.clone();
     if let Some(f) = &o.fairshare {
         let accounts = job_accounts(trace, &converted, &scn, f)?;
         for (job, a) in converted.jobs.iter_mut().zip(accounts) {

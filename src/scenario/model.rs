@@ -97,6 +97,8 @@ pub struct Campus {
     pub maintenance: Vec<(SimTime, SimTime)>,
     /// Failures, drains, outages, scheduler cycle and start delay (all off by default).
     pub capacity: capacity::Capacity,
+    /// MaxTime by time window (`[[campus.time_limits]]`; empty: none, the default).
+    pub time_limits: super::recurring::TimeLimits,
 }
 
 /// A group of identical nodes.

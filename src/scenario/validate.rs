@@ -28,6 +28,7 @@ use accounts::{accounts, with_expected_use};
 use cloud::{offer, policy};
 use labels::check_labels;
 use nodes::{node_groups, partitions, with_nodes};
+mod recurring;
 use trace::trace_source;
 use workload::{calendar, job_class, with_profile};
 
@@ -535,7 +536,9 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         return bad("campus.partitions", format!("partition '{}' has no nodes; give it a node group", p.name));
     }
     let vram_gb = node_groups.iter().map(|g| g.vram_gb).fold(vram_gb, f64::max);
-    let capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
+    let mut capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
+    let (maintenance, time_limits) =
+        recurring::apply(c, clock, horizon, &node_groups, maintenance, &mut capacity.drains)?;
     let (accounts, group_account) = accounts(raw, capacity::patience)?;
     let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
     // The pool keeps one queue of other accounts' jobs and cannot take one out of it: a
@@ -638,5 +641,6 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         price_per_gpu_hour_cny: price,
         maintenance,
         capacity,
+        time_limits,
     })
 }

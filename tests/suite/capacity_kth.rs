@@ -92,3 +92,51 @@ fn the_out_of_sample_check_runs_and_gives_the_documented_mean() {
     assert!((f[0] - 2.696).abs() < 0.001, "recorded second-half mean {}", f[0]);
     assert!((f[1] - 6.981).abs() < 0.001, "simulated mean {} (docs/VALIDATION.md says 6.981)", f[1]);
 }
+
+/// Issue 22 item 3 (docs/VALIDATION.md, "KTH-SP2 by its documented rules"): the replay
+/// under KTH's documented time-of-day limits gives the figures the docs quote, per
+/// requested-time class and period.
+#[test]
+fn the_replay_under_kths_documented_rules_gives_the_documented_figures() {
+    let Some(kth) = common::shared_data(KTH) else { return };
+    let out = burstsim()
+        .args(["validate", "--trace"])
+        .arg(&kth)
+        .args(["--gpus", "100", "--scheduler", "easy-backfill", "--site-rules", "kth", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("period,class,jobs,recorded_mean_h,simulated_mean_h,ratio,shaken_low_h,shaken_high_h,shakes")
+    );
+    let rows: Vec<(String, usize, f64, f64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (format!("{} {}", f[0], f[1]), f[2].parse().unwrap(), f[3].parse().unwrap(), f[4].parse().unwrap())
+        })
+        .collect();
+    // (period class, jobs, recorded mean, simulated mean), as docs/VALIDATION.md quotes them.
+    let expected = [
+        ("sep-jan <=4h", 7956, 3.689, 2.711),
+        ("sep-jan 4-15h", 1589, 13.706, 13.922),
+        ("sep-jan >15h", 177, 28.663, 80.203),
+        ("sep-jan all", 9722, 5.780, 5.954),
+        ("feb-jun5 <=4h", 10608, 1.752, 2.356),
+        ("feb-jun5 4-15h", 1663, 15.911, 16.194),
+        ("feb-jun5 >15h", 184, 32.197, 83.298),
+        ("feb-jun5 all", 12455, 4.092, 5.399),
+        ("regime <=4h", 18564, 2.582, 2.508),
+        ("regime 4-15h", 3252, 14.834, 15.084),
+        ("regime >15h", 361, 30.464, 81.781),
+        ("regime all", 22177, 4.832, 5.643),
+    ];
+    assert_eq!(rows.len(), expected.len());
+    for (row, (name, n, rec, sim)) in rows.iter().zip(expected) {
+        assert_eq!((row.0.as_str(), row.1), (name, n));
+        assert!((row.2 - rec).abs() < 0.0005, "{name}: recorded {} (docs: {rec})", row.2);
+        assert!((row.3 - sim).abs() < 0.0005, "{name}: simulated {} (docs: {sim})", row.3);
+    }
+}

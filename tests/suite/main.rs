@@ -37,6 +37,7 @@ mod plot;
 mod policies;
 mod pool_vs_nodes;
 mod real_slurm;
+mod recurring;
 mod rentals;
 mod robustness;
 mod scenario_errors;

@@ -419,6 +419,20 @@ pub struct TraceValidateArgs {
     /// Also write the scenario fitted on the first half (with the second half's dates).
     #[arg(long, value_name = "FILE", requires = "out_of_sample")]
     pub fitted_out: Option<PathBuf>,
+    /// Replay under a site's documented rules: kth (KTH-SP2 before 6 June 1997: MaxTime
+    /// 4 h on weekdays 07–16, 15 h on weekday nights, 60 h at weekends, no job across
+    /// 07:00 and 16:00 on weekdays). Mean waits by requested-time class, at the log's
+    /// minute resolution, September–January and February–5 June (docs/VALIDATION.md);
+    /// kth-maxtime-only: the MaxTimes without the 07:00/16:00 rule (sensitivity).
+    #[arg(long, value_name = "SITE", requires = "trace")]
+    pub site_rules: Option<String>,
+    /// Input shaking: this many more replays, each moving every submission by up to ±60 s
+    /// (uniform, seeded), for an interval on each figure.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "site_rules")]
+    pub shake: u32,
+    /// Master seed of the shaking.
+    #[arg(long, value_name = "SEED", default_value_t = 1, requires = "site_rules")]
+    pub shake_seed: u64,
     /// How to read the log.
     #[command(flatten)]
     pub read: ReadArgs,

@@ -140,6 +140,9 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     }
     warn_fitness(&log, &conv, gpus);
     let started = Instant::now();
+    if let Some(site) = &t.site_rules {
+        return site_rules_replay(&a, &o, &log, &path, site, started);
+    }
     if t.out_of_sample {
         if o.nodes.is_some() || infer_outages || cycle.is_some() {
             bail!(usage(
@@ -262,6 +265,72 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         }
     }
     say!("burstsim: replay in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `validate --trace LOG --site-rules SITE [--shake N]`.
+fn site_rules_replay(
+    a: &ValidateArgs,
+    o: &ReplayOptions,
+    log: &Trace,
+    path: &std::path::Path,
+    site: &str,
+    started: Instant,
+) -> Result<ExitCode> {
+    use burstsim::evidence::site_rules::{SHAKE_SECONDS, SiteRules, rules_replay};
+    let t = &a.replay;
+    let Some(rules) = SiteRules::parse(site) else {
+        bail!(usage(format!("--site-rules '{site}' is not known; use kth (or kth-maxtime-only)")));
+    };
+    if o.nodes.is_some() || o.infer_outages || o.cycle.is_some() || t.out_of_sample || o.fairshare.is_some() {
+        bail!(usage(
+            "--site-rules replays the documented rules alone on a pool: leave out --gpus-per-node, --outages, \
+             --cycle, --out-of-sample and --fairshare"
+                .into()
+        ));
+    }
+    if t.shake > 1000 {
+        bail!(usage(format!("--shake {} is not allowed; give 0 to 1000 replays", t.shake)));
+    }
+    let r =
+        rules_replay(log, o, rules, t.shake, t.shake_seed).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    if let Some(file) = &t.jobs_out {
+        burstsim::write::atomic_write(file, r.replay.jobs_csv(log).as_bytes())
+            .with_context(|| format!("could not write '{}'", file.display()))?;
+        say!("burstsim: wrote {} ({} jobs)", file.display(), r.replay.converted.jobs.len());
+    }
+    match a.format {
+        Format::Csv => print!("{}", r.to_csv()),
+        Format::Table => {
+            println!(
+                "{}: {} jobs replayed on {} processors under {} with the site's documented rules ({site}); \
+                 mean waits in hours, simulated waits rounded to the log's minute",
+                path.display(),
+                r.replay.converted.jobs.len(),
+                o.gpus,
+                t.scheduler
+            );
+            for (why, n) in &r.replay.converted.left_out {
+                println!("  left out: {n} jobs ({why})");
+            }
+            let (over, across) = r.recorded_breaks;
+            println!(
+                "  recorded starts against the rules: {over} of {} over the MaxTime in force, {across} more would not \
+                 have ended in their window (by their requests)",
+                r.checked
+            );
+            if !r.shaken.is_empty() {
+                println!(
+                    "  shaking: {} more replays, submissions moved by up to ±{SHAKE_SECONDS} s (seed {})",
+                    r.shaken.len(),
+                    t.shake_seed
+                );
+            }
+            println!();
+            print!("{}", r.to_table());
+        }
+    }
+    say!("burstsim: site-rules replay in {:.1} s", started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -96,6 +96,14 @@ pub struct RawCampus {
     /// new job (running ones finish), until the end of `end`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drains: Vec<RawDrain>,
+    /// Recurring reservations, as `scontrol create reservation StartTime=… Duration=…
+    /// Flags=DAILY|WEEKLY|WEEKDAY|WEEKEND` makes them: no job runs in them on their nodes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reservations: Vec<RawReservation>,
+    /// MaxTime by time of day and day of week (a partition limit a site changes on a
+    /// timer): each rule opens a window that lasts until the next rule's start.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub time_limits: Vec<RawTimeLimit>,
     /// Unplanned whole-cluster outages at random times. Off when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outages: Option<RawOutages>,
@@ -136,6 +144,47 @@ pub struct RawDrain {
     /// Which node group (default: the cluster's nodes in order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_group: Option<String>,
+}
+
+/// `[[campus.reservations]]`: a recurring reservation (Slurm's `scontrol create
+/// reservation`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReservation {
+    /// Its name (for messages; Slurm's `ReservationName`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// First occurrence, `YYYY-MM-DDTHH:MM` (Slurm's `StartTime`), local time.
+    pub start_time: String,
+    /// Minutes (Slurm's `Duration`).
+    pub duration_minutes: f64,
+    /// How it recurs: `DAILY`, `WEEKLY` (the start's weekday), `WEEKDAY` (Monday to
+    /// Friday) or `WEEKEND` (Saturday and Sunday).
+    pub flags: String,
+    /// How many nodes: the first ones of `node_group` (or of the cluster); absent: the
+    /// whole cluster (`Nodes=ALL`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// Which node group (default: the cluster's nodes in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_group: Option<String>,
+}
+
+/// `[[campus.time_limits]]`: from `start` on each of `days`, jobs may ask at most
+/// `max_hours` until the next rule's window opens.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTimeLimit {
+    /// Days the window opens on: `DAILY`, `WEEKDAY`, `WEEKEND` or day names `Mon`…`Sun`.
+    pub days: Vec<String>,
+    /// Local time it opens, `HH:MM`.
+    pub start: String,
+    /// MaxTime in the window, hours (`inf`: no limit).
+    pub max_hours: f64,
+    /// A job started in this window must end, by its walltime request, before the window
+    /// closes (KTH: no job ran across 07:00 and 16:00 on weekdays).
+    #[serde(default)]
+    pub end_in_window: bool,
 }
 
 /// `[campus.outages]`: unplanned whole-cluster outages.

@@ -1,0 +1,178 @@
+//! Checks of `[[campus.reservations]]` and `[[campus.time_limits]]` (issue 22 item 3) and
+//! their expansion over the run ([`crate::scenario::recurring`]): whole-cluster
+//! reservations join the maintenance windows, those of some nodes the drains.
+
+use super::*;
+use crate::scenario::capacity::Drain;
+use crate::scenario::recurring::{self as rec, Days, LimitRule, TimeLimits};
+
+/// Days past the horizon over which recurring windows are expanded (as far as the
+/// maintenance and drain windows reach: jobs still run after the horizon).
+const BEYOND_HORIZON_DAYS: u64 = 400;
+
+/// `YYYY-MM-DDTHH:MM[:SS]` into a date and seconds after midnight.
+fn start_time(key: &str, text: &str) -> Result<(Date, u32)> {
+    let why = format!(
+        "'{text}' is not a start time; write it as Slurm's StartTime, YYYY-MM-DDTHH:MM, e.g. \"2026-09-07T02:00\""
+    );
+    let Some((d, t)) = text.trim().split_once('T') else { return bad(key, why) };
+    let Ok(d) = Date::parse(d) else { return bad(key, why) };
+    let Some(t) = rec::parse_time_of_day(t) else { return bad(key, why) };
+    Ok((d, t))
+}
+
+/// Whole-cluster maintenance with the whole-cluster reservations added, the drains with
+/// the reservations of some nodes added (sorted by start), and the time-of-day limits.
+pub(super) fn apply(
+    c: &RawCampus,
+    clock: Clock,
+    horizon: SimTime,
+    groups: &[NodeGroup],
+    maintenance: Vec<(SimTime, SimTime)>,
+    drains: &mut Vec<Drain>,
+) -> Result<(Vec<(SimTime, SimTime)>, TimeLimits)> {
+    // Local wall time is the clock's own: clock 0 is `clock.seconds_of` = 0.
+    let zero = clock.start.to_days() * 86_400 - clock.warmup as i64;
+    let to_clock = |local: i64| local - zero;
+    let last_day = clock.start.to_days() + ((horizon / DAY) + BEYOND_HORIZON_DAYS) as i64;
+    let mut whole = Vec::new();
+    for (i, r) in c.reservations.iter().enumerate() {
+        let k = format!("campus.reservations[{i}]");
+        let (day, second) = start_time(&format!("{k}.start_time"), &r.start_time)?;
+        let minutes = within(
+            &format!("{k}.duration_minutes"),
+            r.duration_minutes,
+            1.0,
+            7.0 * 1440.0,
+            "minutes (Slurm's Duration)",
+        )?;
+        let on = match r.flags.trim().to_ascii_uppercase().as_str() {
+            "DAILY" => Days::DAILY,
+            "WEEKDAY" => Days::WEEKDAY,
+            "WEEKEND" => Days::WEEKEND,
+            "WEEKLY" => Days::one(rec::weekday(day.to_days())),
+            _ => {
+                return bad(
+                    format!("{k}.flags"),
+                    format!(
+                        "'{}' is not allowed; give one of DAILY, WEEKLY, WEEKDAY, WEEKEND (how the reservation recurs)",
+                        r.flags
+                    ),
+                );
+            }
+        };
+        let longest = if on == Days::one(rec::weekday(day.to_days())) { 7.0 * 1440.0 } else { 1440.0 };
+        if minutes > longest {
+            return bad(
+                format!("{k}.duration_minutes"),
+                format!(
+                    "{minutes} is not allowed with Flags={}; give at most {longest} minutes, or one occurrence would \
+                     overlap the next",
+                    r.flags.trim()
+                ),
+            );
+        }
+        let windows = rec::occurrences(
+            on,
+            day.to_days(),
+            (last_day - day.to_days()).max(0),
+            second,
+            (minutes * 60.0).round() as SimTime,
+            to_clock,
+        );
+        match (r.nodes, &r.node_group) {
+            (None, None) => whole.extend(windows),
+            (n, group) => {
+                if c.placement == Placement::Pool {
+                    return bad(
+                        format!("{k}.nodes"),
+                        "a reservation of some nodes needs placement = \"nodes\"; on the pool leave `nodes` and \
+                         `node_group` out (the whole cluster)",
+                    );
+                }
+                let (first, count) = match group {
+                    None => (0u32, groups.iter().map(|g| g.nodes).sum::<u32>()),
+                    Some(name) => {
+                        let Some(at) = groups.iter().position(|g| &g.name == name) else {
+                            return bad(
+                                format!("{k}.node_group"),
+                                format!(
+                                    "no node group is named '{name}'; the groups are: {}",
+                                    names(groups.iter().map(|g| g.name.as_str()))
+                                ),
+                            );
+                        };
+                        (groups[..at].iter().map(|g| g.nodes).sum(), groups[at].nodes)
+                    }
+                };
+                let n = n.unwrap_or(count);
+                if n == 0 || n > count {
+                    return bad(
+                        format!("{k}.nodes"),
+                        format!("{n} is not allowed; give 1 to {count} (the nodes there)"),
+                    );
+                }
+                drains.extend(windows.into_iter().map(|(start, end)| Drain {
+                    start,
+                    end,
+                    nodes: (first..first + n).collect(),
+                }));
+            }
+        }
+    }
+    drains.sort_by_key(|d| d.start);
+    let maintenance = if whole.is_empty() {
+        maintenance
+    } else {
+        whole.extend(maintenance);
+        rec::union(whole)
+    };
+
+    let mut rules = Vec::new();
+    let mut seen: Vec<(usize, u32, usize)> = Vec::new();
+    for (i, t) in c.time_limits.iter().enumerate() {
+        let k = format!("campus.time_limits[{i}]");
+        if t.days.is_empty() {
+            return bad(format!("{k}.days"), "give at least one day: DAILY, WEEKDAY, WEEKEND or Mon … Sun");
+        }
+        let mut days = Days(0);
+        for d in &t.days {
+            let Some(x) = Days::parse_word(d) else {
+                return bad(
+                    format!("{k}.days"),
+                    format!("'{d}' is not allowed; give DAILY, WEEKDAY, WEEKEND or a day name Mon, Tue, … Sun"),
+                );
+            };
+            days.0 |= x.0;
+        }
+        let Some(second) = rec::parse_time_of_day(&t.start) else {
+            return bad(
+                format!("{k}.start"),
+                format!("'{}' is not a time of day; write it as HH:MM, e.g. \"07:00\"", t.start),
+            );
+        };
+        for wd in (0..7).filter(|&wd| days.has(wd)) {
+            if let Some(&(_, _, j)) = seen.iter().find(|s| s.0 == wd && s.1 == second) {
+                return bad(
+                    format!("{k}.start"),
+                    format!(
+                        "campus.time_limits[{j}] already opens a window on {} at {}; give each day and time one rule",
+                        rec::DAY_NAMES[wd],
+                        t.start.trim()
+                    ),
+                );
+            }
+            seen.push((wd, second, i));
+        }
+        let max = if t.max_hours.is_infinite() && t.max_hours > 0.0 {
+            None
+        } else {
+            let h = within(&format!("{k}.max_hours"), t.max_hours, 1.0 / 60.0, 24.0 * 365.0, "hours (inf: no limit)")?;
+            Some(hours_to_secs(h, 1))
+        };
+        rules.push(LimitRule { days, second_of_day: second, max, end_in_window: t.end_in_window });
+    }
+    let first_day = clock.start.to_days() - (clock.warmup / DAY) as i64 - 1;
+    let time_limits = TimeLimits::expand(&rules, first_day, last_day - first_day + 1, to_clock);
+    Ok((maintenance, time_limits))
+}
