@@ -58,6 +58,10 @@ pub struct ReplayOptions {
     /// Tested jobs that get a reservation each backfill pass on nodes (`None`: the
     /// scenario default, 16; Slurm reserves for every tested job).
     pub bf_reservations: Option<u32>,
+    /// The backfill planner on nodes (`None`: the scenario default, exact).
+    pub bf_planner: Option<crate::scenario::raw::BfPlanner>,
+    /// Slurm's `bf_resolution` for the Slurm planner (`None`: 60 s, Slurm's default).
+    pub bf_resolution_s: Option<u32>,
     /// Stop the scheduler during the log's own outages ([`super::infer::outages`]).
     pub infer_outages: bool,
     /// Shortest inferred outage (default [`super::infer::MIN_OUTAGE`], one hour).
@@ -149,6 +153,8 @@ impl ReplayOptions {
             priority: PriorityKind::Fifo,
             bf_interval_s: None,
             bf_reservations: None,
+            bf_planner: None,
+            bf_resolution_s: None,
             infer_outages: false,
             outage_min: super::infer::MIN_OUTAGE,
             cycle: None,
@@ -195,6 +201,16 @@ pub fn scenario(o: &ReplayOptions, last_submit: SimTime) -> Result<Scenario, Sce
     }
     if let Some(r) = o.bf_reservations {
         campus.push_str(&format!("bf_reservations = {r}\n"));
+    }
+    if let Some(p) = o.bf_planner {
+        let name = match p {
+            crate::scenario::raw::BfPlanner::Exact => "exact",
+            crate::scenario::raw::BfPlanner::Slurm => "slurm",
+        };
+        campus.push_str(&format!("bf_planner = \"{name}\"\n"));
+    }
+    if let Some(r) = o.bf_resolution_s {
+        campus.push_str(&format!("bf_resolution_seconds = {r}\n"));
     }
     if let Some(f) = &o.fairshare {
         campus.push_str(&fairshare_toml(f));
