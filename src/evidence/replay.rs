@@ -62,6 +62,9 @@ pub struct ReplayOptions {
     pub bf_planner: Option<crate::scenario::raw::BfPlanner>,
     /// Slurm's `bf_resolution` for the Slurm planner (`None`: 60 s, Slurm's default).
     pub bf_resolution_s: Option<u32>,
+    /// Seconds each job holds its GPUs past its recorded end (Slurm's COMPLETING state:
+    /// a node is released for the next start a moment after the job ends); 0 by default.
+    pub completing_s: u32,
     /// Stop the scheduler during the log's own outages ([`super::infer::outages`]).
     pub infer_outages: bool,
     /// Shortest inferred outage (default [`super::infer::MIN_OUTAGE`], one hour).
@@ -155,6 +158,7 @@ impl ReplayOptions {
             bf_reservations: None,
             bf_planner: None,
             bf_resolution_s: None,
+            completing_s: 0,
             infer_outages: false,
             outage_min: super::infer::MIN_OUTAGE,
             cycle: None,
@@ -170,7 +174,15 @@ impl ReplayOptions {
 
 /// Converts a log's jobs with the replay's settings ([`crate::trace::convert::to_jobs`]).
 pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
-    convert::to_jobs(trace, &o.conversion())
+    if o.completing_s == 0 {
+        return convert::to_jobs(trace, &o.conversion());
+    }
+    // Each job runs `completing_s` longer; its time limit stays as recorded.
+    let mut t = trace.clone();
+    for j in &mut t.jobs {
+        j.runtime = j.runtime.map(|r| r + i64::from(o.completing_s));
+    }
+    convert::to_jobs(&t, &o.conversion())
 }
 
 /// The scenario a replay runs: the options' campus (a pool of `gpus` GPUs, or nodes ×

@@ -362,6 +362,10 @@ pub struct TraceValidateArgs {
     /// Slurm's bf_resolution in seconds, for --bf-planner slurm (default 60).
     #[arg(long, value_name = "SECONDS", requires = "bf_planner")]
     pub bf_resolution: Option<u32>,
+    /// Seconds each job holds its nodes past its recorded end, on nodes (Slurm's
+    /// COMPLETING state: the next job starts a moment after a job ends; default 0).
+    #[arg(long, value_name = "SECONDS", requires = "gpus_per_node")]
+    pub completing: Option<u32>,
     /// Fair-share on nodes, as a Slurm with accounting runs it: classic
     /// (PriorityFlags=NO_FAIR_TREE) or fair-tree. Each job is in its log's account (the
     /// mapping's `group` column) and the priority is multifactor with fair-share its only
