@@ -516,11 +516,11 @@ fn place_on(
             None => runs.iter().enumerate().max_by_key(|(i, r)| (r.2, std::cmp::Reverse(*i)))?.0,
         };
         let (s, e, _) = runs.remove(idx);
-        for i in s..=e {
+        for (i, node) in nodes.iter().enumerate().take(e + 1).skip(s) {
             if picked.len() == need_nodes {
                 break;
             }
-            let g = if let Shape::Whole(_) = shape { nodes[i].gpus } else { per_node };
+            let g = if let Shape::Whole(_) = shape { node.gpus } else { per_node };
             picked.push((i as u32, g));
         }
     }

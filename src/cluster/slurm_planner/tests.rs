@@ -68,6 +68,13 @@ fn the_windows_double_after_each_group() {
     // Where the exact plan and Slurm's differ: 2 GPUs free after 40, but the group runs
     // to 75.
     assert_eq!(p.earliest(&one(2, 10), false).map(|x| x.0), Some(75));
+    // Doubling, not growing by 30 s: ends 40, 200, 230, 900. After the first group (40)
+    // the window goes 60, 120, 240, so the second group is 200 and 230 (up to 300): a job
+    // of 4 is planned at 230. Growing by 30 s (60, 90, 120, 150) would stop at 210 and
+    // plan it at 200.
+    let running = [(40, vec![(0, 2)]), (200, vec![(0, 2)]), (230, vec![(0, 2)]), (900, vec![(0, 2)])];
+    let p = SlurmPlan::new(0, 3600, 1, &nodes(&[0]), |_| false, running.iter().map(|(e, a)| (*e, a)), &[]);
+    assert_eq!(p.earliest(&one(4, 10), false).map(|x| x.0), Some(230));
 }
 
 #[test]
