@@ -4,6 +4,7 @@
     scripts/slurm-replay.py run LIST.csv --out RESULTS.csv [--reasons REASONS.csv]
     scripts/slurm-replay.py canonical > LIST.csv          # the fragmentation/backfill case
     scripts/slurm-replay.py random --jobs 30 --seed 13 > LIST.csv
+    scripts/slurm-replay.py random --mix frag --jobs 40 --seed 5 > LIST.csv   # fragmentation-heavy
     scripts/slurm-replay.py compare A.csv B.csv [--tolerance 3]   # two runs, start by start
 
 LIST.csv has a header and the columns
@@ -98,6 +99,23 @@ def random_rows(jobs: int, seed: int) -> list[dict]:
         limit = max(1, rng.choice([1, 1, 2]))
         rows.append(dict(
             job=f"r{i + 1:02d}", submit_s=int(t), cpus=cpus, nodes=2 if cpus > 8 else 1,
+            runtime_s=runtime, timelimit_min=limit, account=rng.choice(["group", "others"]),
+        ))
+        t += rng.expovariate(1 / 1.5)
+    return rows
+
+
+def frag_rows(jobs: int, seed: int) -> list[dict]:
+    """A fragmentation-heavy list: most jobs take 3, 5, 6 or 7 of a node's 8 CPUs, leaving
+    holes that only small jobs fit, between jobs that need a whole node (8) or two (16)."""
+    rng = random.Random(seed)
+    rows, t = [], 0.0
+    for i in range(jobs):
+        cpus = rng.choice([3, 5, 5, 6, 6, 7, 7, 8, 8, 16, 1, 2])
+        runtime = rng.randint(4, 20)
+        limit = rng.choice([1, 1, 2])
+        rows.append(dict(
+            job=f"f{i + 1:02d}", submit_s=int(t), cpus=cpus, nodes=2 if cpus > 8 else 1,
             runtime_s=runtime, timelimit_min=limit, account=rng.choice(["group", "others"]),
         ))
         t += rng.expovariate(1 / 1.5)
@@ -384,6 +402,8 @@ def main() -> int:
     g = sub.add_parser("random", help="print a random job list")
     g.add_argument("--jobs", type=int, default=30)
     g.add_argument("--seed", type=int, default=13)
+    g.add_argument("--mix", choices=["general", "frag"], default="general",
+                   help="general: sizes 1-8 and some 16 (random-30); frag: mostly 3, 5, 6, 7 of 8 CPUs")
     c = sub.add_parser("compare", help="compare the starts of two results files")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
@@ -393,7 +413,8 @@ def main() -> int:
         write_list(canonical_rows(), sys.stdout)
         return 0
     if a.cmd == "random":
-        write_list(random_rows(a.jobs, a.seed), sys.stdout)
+        rows = frag_rows(a.jobs, a.seed) if a.mix == "frag" else random_rows(a.jobs, a.seed)
+        write_list(rows, sys.stdout)
         return 0
     if a.cmd == "compare":
         return compare(a)

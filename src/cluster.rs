@@ -20,6 +20,7 @@ pub mod pool;
 pub mod priority;
 mod queue;
 pub mod request;
+pub mod slurm_planner;
 
 use crate::scenario::Campus;
 use crate::scenario::raw::Placement;

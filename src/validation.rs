@@ -188,6 +188,8 @@ impl Case {
                 bf_max_job_test: None,
                 bf_reservations: None,
                 bf_window_hours: None,
+                bf_planner: None,
+                bf_resolution_seconds: None,
                 node_groups: vec![],
                 partitions: vec![],
                 accounts: vec![],

@@ -29,8 +29,10 @@ use super::plan::{Ask, Plan};
 use super::priority::PriorityState;
 use super::queue::{Queue, Waiting, Walk};
 use super::request::{QueuedJob, Request};
+
+mod slurm_pass;
 use crate::scenario::Campus;
-use crate::scenario::raw::SchedulerKind;
+use crate::scenario::raw::{BfPlanner, SchedulerKind};
 use crate::units::SimTime;
 
 #[derive(Clone, Debug)]
@@ -53,6 +55,9 @@ pub struct NodeCluster {
     max_job_test: u32,
     reservations: u32,
     window: SimTime,
+    /// Exact plan or Slurm's planner (`nodes/slurm_pass.rs`), and its `bf_resolution`.
+    planner: BfPlanner,
+    resolution: SimTime,
     maintenance: Vec<(SimTime, SimTime)>,
     /// MaxTime by time window (`scenario::recurring`; empty: none).
     time_limits: crate::scenario::recurring::TimeLimits,
@@ -117,6 +122,8 @@ impl NodeCluster {
             max_job_test: campus.backfill.max_job_test,
             reservations: campus.backfill.reservations,
             window: campus.backfill.window,
+            planner: campus.backfill.planner,
+            resolution: campus.backfill.resolution,
             maintenance: campus.maintenance.clone(),
             time_limits: campus.time_limits.clone(),
             partition_factor: campus.partitions.iter().map(|p| p.priority_factor).collect(),
@@ -444,7 +451,7 @@ impl NodeCluster {
                 continue;
             }
             if !self.maintenance_blocks(now, w.q.walltime)
-                && let Some(alloc) = self.nodes.place(w.req.partition, w.shape)
+                && let Some(alloc) = self.place_now(w.req.partition, w.shape)
             {
                 walk.take(&mut self.queue, a); // the cursor now points at the next
                 self.start(now, &w, alloc, started);
@@ -533,6 +540,9 @@ impl NodeCluster {
         };
         if !could_start {
             return;
+        }
+        if self.planner == BfPlanner::Slurm {
+            return self.slurm_backfill_pass(now, started);
         }
 
         let mut plan = self.take_plan(now, now.saturating_add(self.window));

@@ -59,6 +59,13 @@ pub struct ReplayOptions {
     /// Tested jobs that get a reservation each backfill pass on nodes (`None`: the
     /// scenario default, 16; Slurm reserves for every tested job).
     pub bf_reservations: Option<u32>,
+    /// The backfill planner on nodes (`None`: the scenario default, exact).
+    pub bf_planner: Option<crate::scenario::raw::BfPlanner>,
+    /// Slurm's `bf_resolution` for the Slurm planner (`None`: 60 s, Slurm's default).
+    pub bf_resolution_s: Option<u32>,
+    /// Seconds each job holds its GPUs past its recorded end (Slurm's COMPLETING state:
+    /// a node is released for the next start a moment after the job ends); 0 by default.
+    pub completing_s: u32,
     /// Stop the scheduler during the log's own outages ([`super::infer::outages`]).
     pub infer_outages: bool,
     /// Shortest inferred outage (default [`super::infer::MIN_OUTAGE`], one hour).
@@ -150,6 +157,9 @@ impl ReplayOptions {
             priority: PriorityKind::Fifo,
             bf_interval_s: None,
             bf_reservations: None,
+            bf_planner: None,
+            bf_resolution_s: None,
+            completing_s: 0,
             infer_outages: false,
             outage_min: super::infer::MIN_OUTAGE,
             cycle: None,
@@ -165,7 +175,15 @@ impl ReplayOptions {
 
 /// Converts a log's jobs with the replay's settings ([`crate::trace::convert::to_jobs`]).
 pub fn to_jobs(trace: &Trace, o: &ReplayOptions) -> Converted {
-    convert::to_jobs(trace, &o.conversion())
+    if o.completing_s == 0 {
+        return convert::to_jobs(trace, &o.conversion());
+    }
+    // Each job runs `completing_s` longer; its time limit stays as recorded.
+    let mut t = trace.clone();
+    for j in &mut t.jobs {
+        j.runtime = j.runtime.map(|r| r + i64::from(o.completing_s));
+    }
+    convert::to_jobs(&t, &o.conversion())
 }
 
 /// The scenario a replay runs: the options' campus (a pool of `gpus` GPUs, or nodes ×
@@ -196,6 +214,16 @@ pub fn scenario(o: &ReplayOptions, last_submit: SimTime) -> Result<Scenario, Sce
     }
     if let Some(r) = o.bf_reservations {
         campus.push_str(&format!("bf_reservations = {r}\n"));
+    }
+    if let Some(p) = o.bf_planner {
+        let name = match p {
+            crate::scenario::raw::BfPlanner::Exact => "exact",
+            crate::scenario::raw::BfPlanner::Slurm => "slurm",
+        };
+        campus.push_str(&format!("bf_planner = \"{name}\"\n"));
+    }
+    if let Some(r) = o.bf_resolution_s {
+        campus.push_str(&format!("bf_resolution_seconds = {r}\n"));
     }
     if let Some(f) = &o.fairshare {
         campus.push_str(&fairshare_toml(f));

@@ -234,6 +234,8 @@ pub fn scenario_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
             ("campus.bf_max_job_test", c.bf_max_job_test.is_some(), BACKFILL),
             ("campus.bf_reservations", c.bf_reservations.is_some(), BACKFILL),
             ("campus.bf_window_hours", c.bf_window_hours.is_some(), BACKFILL),
+            ("campus.bf_planner", c.bf_planner.is_some(), BACKFILL),
+            ("campus.bf_resolution_seconds", c.bf_resolution_seconds.is_some(), BACKFILL),
         ];
         out.extend(given.into_iter().filter(|g| g.1).map(|(key, _, why)| Warning::IgnoredByModel { key, why }));
     }

@@ -187,6 +187,10 @@ pub struct Backfill {
     pub reservations: u32,
     /// Planning horizon (`bf_window`).
     pub window: SimTime,
+    /// How future starts are planned (exact, or as Slurm's planner does).
+    pub planner: crate::scenario::raw::BfPlanner,
+    /// Slurm's `bf_resolution` in seconds (the Slurm planner's reservation grid).
+    pub resolution: SimTime,
 }
 
 /// A Slurm account with its fair-share and limits.

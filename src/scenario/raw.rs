@@ -19,8 +19,8 @@ mod workload;
 pub use background::{RawBackground, RawTrace, TraceBlock, TraceDraw, TraceMode, TraceUnits};
 pub use calendar::{RawSeason, RawWindow, SeasonOverlap};
 pub use campus::{
-    FairshareAlgorithm, Placement, PriorityKind, RawAccount, RawCampus, RawDrain, RawMultifactor, RawNodeFailures,
-    RawNodeGroup, RawOutages, RawPartition, SchedulerKind,
+    BfPlanner, FairshareAlgorithm, Placement, PriorityKind, RawAccount, RawCampus, RawDrain, RawMultifactor,
+    RawNodeFailures, RawNodeGroup, RawOutages, RawPartition, SchedulerKind,
 };
 pub use cloud::{BillingMode, Granularity, RawCloud, RawMonths, RawOffer, RawSpeed};
 pub use policy::{BudgetPeriod, PolicyKind, RawBudget, RawPolicy, RawRule, WhenFull};

@@ -610,6 +610,8 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         }
     };
     let interval = within("campus.bf_interval_seconds", c.bf_interval_seconds.unwrap_or(30.0), 1.0, 3600.0, "seconds")?;
+    let resolution =
+        within("campus.bf_resolution_seconds", c.bf_resolution_seconds.unwrap_or(60.0), 1.0, 3600.0, "seconds")?;
     let max_job_test = c.bf_max_job_test.unwrap_or(500);
     if max_job_test == 0 {
         return bad("campus.bf_max_job_test", "0 is not allowed; backfill must test at least one job");
@@ -633,6 +635,8 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
             max_job_test,
             reservations: c.bf_reservations.unwrap_or(DEFAULT_BF_RESERVATIONS).min(max_job_test),
             window,
+            planner: c.bf_planner.unwrap_or_default(),
+            resolution: resolution.round() as SimTime,
         },
         accounts,
         group_account,

@@ -354,6 +354,18 @@ pub struct TraceValidateArgs {
     /// Slurm reserves for every job it tests, up to bf_max_job_test = 500).
     #[arg(long, value_name = "N", requires = "gpus_per_node")]
     pub bf_reservations: Option<u32>,
+    /// How backfill plans a job that cannot start now, on nodes: exact (the earliest time
+    /// it fits; the default) or slurm (Slurm 22.05's planner: running jobs' ends in
+    /// widening windows, reservations on --bf-resolution's grid, cons_tres's best fit).
+    #[arg(long, value_name = "PLANNER", requires = "gpus_per_node")]
+    pub bf_planner: Option<String>,
+    /// Slurm's bf_resolution in seconds, for --bf-planner slurm (default 60).
+    #[arg(long, value_name = "SECONDS", requires = "bf_planner")]
+    pub bf_resolution: Option<u32>,
+    /// Seconds each job holds its nodes past its recorded end, on nodes (Slurm's
+    /// COMPLETING state: the next job starts a moment after a job ends; default 0).
+    #[arg(long, value_name = "SECONDS", requires = "gpus_per_node")]
+    pub completing: Option<u32>,
     /// Fair-share on nodes, as a Slurm with accounting runs it: classic
     /// (PriorityFlags=NO_FAIR_TREE) or fair-tree. Each job is in its log's account (the
     /// mapping's `group` column) and the priority is multifactor with fair-share its only

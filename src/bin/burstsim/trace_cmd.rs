@@ -118,6 +118,17 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     o.priority = priority;
     o.bf_interval_s = t.bf_interval;
     o.bf_reservations = t.bf_reservations;
+    o.bf_planner = match t.bf_planner.as_deref() {
+        None => None,
+        Some("exact") => Some(burstsim::scenario::raw::BfPlanner::Exact),
+        Some("slurm") => Some(burstsim::scenario::raw::BfPlanner::Slurm),
+        Some(other) => bail!(usage(format!("--bf-planner '{other}' is not known; use exact or slurm"))),
+    };
+    o.bf_resolution_s = t.bf_resolution;
+    o.completing_s = match t.completing {
+        Some(c) if c > 600 => bail!(usage(format!("--completing {c} is not allowed; give 0 to 600 seconds"))),
+        c => c.unwrap_or(0),
+    };
     o.infer_outages = infer_outages;
     if let Some(h) = t.outage_min_hours {
         if !(h.is_finite() && h > 0.0 && h <= 1000.0) {

@@ -20,6 +20,21 @@ pub enum SchedulerKind {
     EasyBackfill,
 }
 
+/// How the backfill pass plans a job that cannot start now (`placement = "nodes"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum BfPlanner {
+    /// The exact earliest start: every running job's walltime end is a candidate time, and
+    /// a job is planned at the first at which it fits for its whole walltime.
+    #[default]
+    Exact,
+    /// As Slurm 22.05's sched/backfill and select/cons_tres plan it: running jobs' ends
+    /// taken in groups of widening time windows, the job planned at the end of the last
+    /// job of the first group after which it fits; reservations on whole nodes rounded to
+    /// `bf_resolution_seconds`; Slurm's best-fit node choice (`cluster::slurm_planner`).
+    Slurm,
+}
+
 /// `[campus]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -65,6 +80,13 @@ pub struct RawCampus {
     /// How far ahead backfill plans (Slurm `bf_window`; default the walltime limit, else 1 day).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf_window_hours: Option<f64>,
+    /// How the backfill pass plans future starts: `exact` (default) or `slurm`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_planner: Option<BfPlanner>,
+    /// Slurm's `bf_resolution` (seconds; default 60): the grid of its backfill map's
+    /// reservations. Only the Slurm planner reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf_resolution_seconds: Option<f64>,
     /// Groups of identical nodes (`placement = "nodes"`), instead of `nodes` × `gpus_per_node`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_groups: Vec<RawNodeGroup>,

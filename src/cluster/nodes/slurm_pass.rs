@@ -1,0 +1,70 @@
+//! The backfill pass with Slurm's planner (`campus.bf_planner = "slurm"`,
+//! [`crate::cluster::slurm_planner`]): the same walk of the queue as the exact pass, each
+//! tested job planned by a [`SlurmPlan`] built afresh at each pass, as Slurm builds its
+//! backfill map; and the main scheduler's placement by cons_tres's best fit.
+
+use super::NodeCluster;
+use crate::cluster::placement::{Allocation, Shape};
+use crate::cluster::request::QueuedJob;
+use crate::cluster::slurm_planner::{SlurmPlan, place_now};
+use crate::scenario::raw::BfPlanner;
+use crate::units::SimTime;
+
+impl NodeCluster {
+    /// Where the main scheduler puts a job now: plain best fit, or cons_tres's with the
+    /// Slurm planner.
+    pub(super) fn place_now(&self, partition: u16, shape: Shape) -> Option<Allocation> {
+        match self.planner {
+            BfPlanner::Exact => self.nodes.place(partition, shape),
+            BfPlanner::Slurm => place_now(&self.nodes.nodes, |n| self.nodes.is_down(n), partition, shape),
+        }
+    }
+
+    /// One backfill pass with Slurm's planner: jobs in priority order (those a limit holds
+    /// skipped), at most `bf_max_job_test`; the first `bf_reservations` that cannot start
+    /// now get Slurm's planned start and a reservation, the rest are only tried now.
+    pub(super) fn slurm_backfill_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
+        let mut plan = SlurmPlan::new(
+            now,
+            self.window,
+            self.resolution,
+            &self.nodes.nodes,
+            |n| self.nodes.is_down(n),
+            self.running.values().map(|r| (r.end, &r.alloc)),
+            &self.maintenance,
+        );
+        let (mut tested, mut reserved) = (0u32, 0u32);
+        let mut walk = self.walk_from_front();
+        while let Some(a) = walk.next() {
+            if tested >= self.max_job_test {
+                break;
+            }
+            let w = *walk.job(&self.queue, a);
+            if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
+                walk.skip(&self.queue, a, true); // the account's limit did not change
+                continue;
+            }
+            tested += 1;
+            let ask = self.ask(&w);
+            match plan.earliest(&ask, reserved >= self.reservations) {
+                Some((t, alloc)) if t == now => {
+                    plan.started(&alloc, now.saturating_add(w.q.walltime));
+                    walk.take(&mut self.queue, a); // the cursor now points at the next
+                    self.start(now, &w, alloc, started);
+                    if self.busy == self.total || !plan.any_free_now() {
+                        break;
+                    }
+                    walk.refresh(&self.queue, a, self.open(a));
+                    continue;
+                }
+                Some((t, alloc)) => {
+                    plan.reserve(t, &alloc, w.q.walltime);
+                    reserved += 1;
+                }
+                None => {}
+            }
+            walk.skip(&self.queue, a, true);
+        }
+        self.walk = walk;
+    }
+}

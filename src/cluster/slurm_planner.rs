@@ -1,0 +1,535 @@
+//! Slurm 22.05's backfill planner (`campus.bf_planner = "slurm"`), beside the exact plan
+//! of [`super::plan`].
+//!
+//! The exact plan gives a job that cannot start now the earliest time at which it fits
+//! for its whole walltime. Slurm's `sched/backfill` plans differently, in two layers
+//! (read from `src/plugins/sched/backfill/backfill.c` and
+//! `src/plugins/select/cons_common/job_test.c` of Slurm 22.05; no code is taken from them):
+//!
+//! - **The backfill map** holds only *planned* jobs, node by node: a list of time records,
+//!   each with the set of nodes no planned job holds then. A planned job's nodes leave the
+//!   set from its start to its end, both rounded down to `bf_resolution`. Running jobs are
+//!   not in the map.
+//! - **The will-run test** of the node selection plugin gets the nodes the map leaves free
+//!   over the job's window (from the time being tried, `start_res`, to `start_res` plus the
+//!   walltime). If the job fits the free GPUs now on those nodes, it can start at
+//!   `start_res`. Otherwise the plugin takes the running jobs on those nodes in order of
+//!   their walltime ends and removes them **in groups**: the first group is every job
+//!   ending up to 30 s after the first end rounded up to a multiple of 30 s; after each
+//!   group the window doubles (until the next end falls inside it). After each group it
+//!   tests the job again, and the job's start is the end of the **last** job of the first
+//!   group after which it fits. So a job is planned later than its exact earliest start
+//!   whenever the release it needed came early in its group.
+//! - **Trying later.** While walking the map, the planner notes `later_start`: the end of
+//!   the first record after which a node the job could not use becomes usable. When the
+//!   job does not fit, or its planned start is after `later_start`, it is tried again from
+//!   `later_start` (`TRY_LATER`). A planned start that overlaps a reservation on the chosen
+//!   nodes is tried again from that start.
+//! - **Placement** is cons_tres's best fit: nodes that can hold the job form runs of
+//!   consecutive node numbers; the run with the fewest usable GPUs among those that hold the
+//!   job is chosen (the first such on a tie), and in it the node with the fewest free GPUs
+//!   (the lowest on a tie). Plain best fit over all nodes, what [`super::placement`]
+//!   does, differs when equal nodes sit in different runs.
+//!
+//! Not modelled: advance reservations other than maintenance (maintenance moves the
+//! start past the window, as an all-node reservation does), licences, features, and
+//! Slurm's wall-clock limits on a pass. Down nodes are left out of every plan (Slurm does
+//! not know when they come back). Account limits are the caller's: a job a limit holds is
+//! not tested, as Slurm skips it.
+
+use super::placement::{Allocation, Node, Shape};
+use super::plan::Ask;
+use crate::units::SimTime;
+
+/// select/cons_tres's first will-run window (seconds): fixed in Slurm 22.05, not a setting.
+pub const FIRST_WINDOW: SimTime = 30;
+
+/// Retries of one job before the planner gives up on it (Slurm is bounded by time instead).
+const MAX_TRIES: usize = 4096;
+
+/// A set of node indices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct NodeSet(Vec<u64>);
+
+impl NodeSet {
+    fn empty(n: usize) -> NodeSet {
+        NodeSet(vec![0; n.div_ceil(64).max(1)])
+    }
+    fn insert(&mut self, i: u32) {
+        self.0[i as usize / 64] |= 1 << (i % 64);
+    }
+    fn remove(&mut self, i: u32) {
+        self.0[i as usize / 64] &= !(1 << (i % 64));
+    }
+    fn contains(&self, i: u32) -> bool {
+        self.0[i as usize / 64] & (1 << (i % 64)) != 0
+    }
+    fn and(&mut self, other: &NodeSet) {
+        self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a &= b);
+    }
+    fn is_subset(&self, other: &NodeSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
+    }
+    fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+}
+
+/// One record of the backfill map: the nodes no planned job holds over `[begin, end)`.
+#[derive(Clone, Debug)]
+struct Slot {
+    begin: SimTime,
+    end: SimTime,
+    avail: NodeSet,
+}
+
+/// A running job as the will-run test sees it.
+#[derive(Clone, Debug)]
+struct Running {
+    end: SimTime,
+    alloc: Allocation,
+}
+
+/// The plan of one backfill pass, as Slurm builds it.
+#[derive(Clone, Debug)]
+pub struct SlurmPlan {
+    now: SimTime,
+    /// Latest planned start that gets a reservation (`now + bf_window`).
+    horizon: SimTime,
+    resolution: SimTime,
+    nodes: Vec<Node>,
+    /// Nodes that are up.
+    up: NodeSet,
+    /// Running jobs by walltime end.
+    running: Vec<Running>,
+    slots: Vec<Slot>,
+    maintenance: Vec<(SimTime, SimTime)>,
+    /// The clock's offset from Slurm's epoch modulo 30 s: Slurm aligns its will-run
+    /// windows on the epoch, burstsim on its clock (0 here; on the recorded lists the
+    /// runs' own offsets, 0-28 s, changed no start).
+    phase: SimTime,
+}
+
+impl SlurmPlan {
+    /// The plan at `now`: the nodes (with their free GPUs now), which are down, the running
+    /// jobs' `(walltime end, allocation)`, and the maintenance windows. `window` is
+    /// `bf_window`, `resolution` `bf_resolution` (seconds, at least 1).
+    pub fn new<'a>(
+        now: SimTime,
+        window: SimTime,
+        resolution: SimTime,
+        nodes: &[Node],
+        down: impl Fn(u32) -> bool,
+        running: impl Iterator<Item = (SimTime, &'a Allocation)>,
+        maintenance: &[(SimTime, SimTime)],
+    ) -> SlurmPlan {
+        let resolution = resolution.max(1);
+        let mut up = NodeSet::empty(nodes.len());
+        for i in 0..nodes.len() as u32 {
+            if !down(i) {
+                up.insert(i);
+            }
+        }
+        let mut running: Vec<Running> = running.map(|(end, a)| Running { end, alloc: a.clone() }).collect();
+        running.sort_unstable_by(|a, b| (a.end, &a.alloc).cmp(&(b.end, &b.alloc)));
+        let begin = now / resolution * resolution;
+        let end = (now.saturating_add(window) / resolution * resolution).max(begin + resolution);
+        let mut all = NodeSet::empty(nodes.len());
+        (0..nodes.len() as u32).for_each(|i| all.insert(i));
+        SlurmPlan {
+            now,
+            horizon: now.saturating_add(window),
+            resolution,
+            nodes: nodes.to_vec(),
+            up,
+            running,
+            slots: vec![Slot { begin, end, avail: all }],
+            maintenance: maintenance.to_vec(),
+            phase: 0,
+        }
+    }
+
+    /// The job's planned start and nodes, or `None` when it gets no plan (it does not fit
+    /// before the window ends). With `now_only` (a job past `bf_reservations`) only a start
+    /// now is tried. A start now is `(now, allocation)`: start it, then [`SlurmPlan::started`].
+    pub fn earliest(&self, ask: &Ask, now_only: bool) -> Option<(SimTime, Allocation)> {
+        let now = self.now;
+        let mut usable = NodeSet::empty(self.nodes.len());
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.partition == ask.partition && self.up.contains(i as u32) {
+                usable.insert(i as u32);
+            }
+        }
+        let min_nodes = match ask.shape {
+            Shape::OneNode(_) => 1,
+            Shape::Exact(n, _) | Shape::Whole(n) => n,
+        };
+        let mut start_res = now;
+        for _ in 0..MAX_TRIES {
+            let moved = self.maintenance_from(ask.walltime, start_res);
+            if moved != start_res && now_only {
+                return None;
+            }
+            start_res = moved;
+            let end = start_res.saturating_add(ask.walltime);
+            let (avail, later) = self.avail_over(&usable, start_res, end);
+            let later = later.filter(|_| !now_only);
+            if avail.count() < min_nodes {
+                match later {
+                    Some(l) => {
+                        start_res = l;
+                        continue;
+                    }
+                    None => return None,
+                }
+            }
+            let Some((t, alloc)) = self.will_run(ask, &avail, now_only) else {
+                match later {
+                    Some(l) => {
+                        start_res = l;
+                        continue;
+                    }
+                    None => return None,
+                }
+            };
+            let t = t.max(start_res);
+            if t <= now {
+                return Some((now, alloc));
+            }
+            if now_only {
+                return None;
+            }
+            if let Some(l) = later
+                && t > l
+            {
+                start_res = l;
+                continue;
+            }
+            if t > self.horizon {
+                return None;
+            }
+            let (rs, re) = self.rounded(t, ask.walltime);
+            if self.overlaps(&alloc, rs, re) {
+                start_res = t;
+                continue;
+            }
+            return Some((t, alloc));
+        }
+        None
+    }
+
+    /// The nodes the map leaves free over `[start_res, end]` among `usable`, and
+    /// `later_start`: the end of the first record (from `start_res` on) after which some
+    /// usable node not free so far becomes free.
+    fn avail_over(&self, usable: &NodeSet, start_res: SimTime, end: SimTime) -> (NodeSet, Option<SimTime>) {
+        let mut avail = usable.clone();
+        let mut later = None;
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.end > start_res
+                && later.is_none()
+                && let Some(next) = self.slots.get(i + 1)
+            {
+                let mut n = usable.clone();
+                n.and(&next.avail);
+                let mut cur = avail.clone();
+                cur.and(&s.avail);
+                if !n.is_subset(&cur) {
+                    later = Some(s.end);
+                }
+            }
+            if s.end <= start_res {
+                continue;
+            }
+            if s.begin <= end {
+                avail.and(&s.avail);
+            } else {
+                break;
+            }
+        }
+        (avail, later)
+    }
+
+    /// The will-run test: `(now, nodes)` if the job fits the free GPUs now on `avail`;
+    /// else the running jobs on those nodes are removed in groups of widening windows and
+    /// the answer is the end of the last job of the first group after which it fits.
+    fn will_run(&self, ask: &Ask, avail: &NodeSet, now_only: bool) -> Option<(SimTime, Allocation)> {
+        let mut free: Vec<u32> = self.nodes.iter().map(|n| n.free).collect();
+        if let Some(a) = place(&self.nodes, &free, avail, ask) {
+            return Some((self.now, a));
+        }
+        if now_only {
+            return None;
+        }
+        // Every running job in order of end; those on none of `avail` are passed over,
+        // and (as in Slurm) passing one over does not close the group: the job after it
+        // joins the group whatever its end.
+        let jobs = &self.running;
+        let on_avail = |r: &Running| r.alloc.iter().any(|&(n, _)| avail.contains(n));
+        let mut barrier = None::<SimTime>;
+        let mut window = FIRST_WINDOW;
+        let mut i = 0;
+        let mut more = true;
+        while more {
+            let mut last = None;
+            loop {
+                let Some(r) = jobs.get(i) else {
+                    more = false;
+                    break;
+                };
+                i += 1;
+                if !on_avail(r) {
+                    continue;
+                }
+                // Windows are aligned on multiples of 30 s of the clock (Slurm's is the
+                // epoch: `phase` is the clock's offset from it).
+                let b = *barrier.get_or_insert_with(|| {
+                    let e = r.end + self.phase;
+                    e + (FIRST_WINDOW - e % FIRST_WINDOW) - self.phase
+                });
+                for &(n, g) in &r.alloc {
+                    free[n as usize] += g;
+                }
+                last = Some(r.end);
+                match jobs.get(i) {
+                    None => {
+                        more = false;
+                        break;
+                    }
+                    Some(next) if next.end > b.saturating_add(window) => break,
+                    Some(_) => {}
+                }
+            }
+            let Some(last) = last else { break };
+            let b = barrier.expect("set with the first job removed");
+            loop {
+                window = window.saturating_mul(2);
+                if jobs.get(i).is_none_or(|next| next.end <= b.saturating_add(window)) {
+                    break;
+                }
+            }
+            if let Some(a) = place(&self.nodes, &free, avail, ask) {
+                return Some((last.max(self.now), a));
+            }
+        }
+        None
+    }
+
+    /// A reservation's `[start, end)` on the map's grid: both rounded down to the
+    /// resolution, at least one resolution long, from the map's start on.
+    fn rounded(&self, t: SimTime, walltime: SimTime) -> (SimTime, SimTime) {
+        let r = self.resolution;
+        let start = (t / r * r).max(self.slots[0].begin);
+        let end = (t.saturating_add(walltime) / r * r).max(start + r);
+        (start, end)
+    }
+
+    /// Whether some record over `[start, end)` has one of the nodes planned for another job.
+    fn overlaps(&self, alloc: &Allocation, start: SimTime, end: SimTime) -> bool {
+        self.slots
+            .iter()
+            .filter(|s| s.end > start && s.begin < end)
+            .any(|s| alloc.iter().any(|&(n, _)| !s.avail.contains(n)))
+    }
+
+    /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window.
+    fn maintenance_from(&self, w: SimTime, from: SimTime) -> SimTime {
+        let mut t = from;
+        for &(a, b) in &self.maintenance {
+            if b <= t {
+                continue;
+            }
+            if a <= t || t.saturating_add(w) > a {
+                t = b;
+            } else {
+                break;
+            }
+        }
+        t
+    }
+
+    /// A job started now on `alloc`, running to `end` (its walltime end): its GPUs are
+    /// taken and the will-run tests of later jobs see it among the running jobs.
+    pub fn started(&mut self, alloc: &Allocation, end: SimTime) {
+        for &(n, g) in alloc {
+            self.nodes[n as usize].free -= g;
+        }
+        let r = Running { end, alloc: alloc.clone() };
+        let i = self.running.partition_point(|x| (x.end, &x.alloc) <= (r.end, &r.alloc));
+        self.running.insert(i, r);
+    }
+
+    /// Whether any node has a free GPU now.
+    pub fn any_free_now(&self) -> bool {
+        self.nodes.iter().enumerate().any(|(i, n)| n.free > 0 && self.up.contains(i as u32))
+    }
+
+    /// Reserves the nodes of `alloc` for a job planned at `t` for `walltime` (Slurm's
+    /// `_add_reservation`): the records are split at the rounded start and end, the nodes
+    /// leave every record between, and then one pair of neighbouring records with the same
+    /// nodes is merged, as Slurm merges one.
+    pub fn reserve(&mut self, t: SimTime, alloc: &Allocation, walltime: SimTime) {
+        let (start, end) = self.rounded(t, walltime);
+        let mut one_before = 0;
+        let mut at = None;
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.end > start {
+                at = Some((i, true));
+                break;
+            }
+            if s.end == start {
+                at = Some((i, false));
+                break;
+            }
+            one_before = i;
+        }
+        let Some((j, split)) = at else { return };
+        if split {
+            let s = self.slots[j].clone();
+            self.slots[j].end = start;
+            self.slots.insert(j + 1, Slot { begin: start, end: s.end, avail: s.avail });
+        }
+        let mut one_after = None;
+        let mut k = j + 1;
+        while k < self.slots.len() {
+            if end < self.slots[k].end {
+                let s = self.slots[k].clone();
+                self.slots[k].end = end;
+                self.slots.insert(k + 1, Slot { begin: end, end: s.end, avail: s.avail });
+            }
+            for &(n, _) in alloc {
+                self.slots[k].avail.remove(n);
+            }
+            if end == self.slots[k].end {
+                if k + 1 < self.slots.len() {
+                    one_after = Some(k + 1);
+                }
+                break;
+            }
+            k += 1;
+        }
+        let mut i = one_before;
+        while Some(i) != one_after && i + 1 < self.slots.len() {
+            if self.slots[i].avail != self.slots[i + 1].avail {
+                i += 1;
+                continue;
+            }
+            self.slots[i].end = self.slots[i + 1].end;
+            self.slots.remove(i + 1);
+            break;
+        }
+    }
+
+    /// The map's records as `(begin, end, free nodes)`, for tests and debugging.
+    pub fn records(&self) -> Vec<(SimTime, SimTime, Vec<u32>)> {
+        self.slots
+            .iter()
+            .map(|s| (s.begin, s.end, (0..self.nodes.len() as u32).filter(|&n| s.avail.contains(n)).collect()))
+            .collect()
+    }
+}
+
+/// Where cons_tres puts a job on `nodes` with `free` GPUs each, among `avail`, or `None`
+/// if it does not fit. The nodes that can take the job (a share of it, for a multi-node
+/// shape) form runs of consecutive node numbers; each run counts its usable GPUs. A
+/// one-node job goes to the run with the fewest usable GPUs (the first on a tie), on its
+/// node with the fewest free GPUs (the lowest on a tie). A multi-node job takes nodes in
+/// number order from the run with the fewest usable GPUs that holds it; when no run holds
+/// it, from the largest run first, then the next.
+fn place(nodes: &[Node], free: &[u32], avail: &NodeSet, ask: &Ask) -> Option<Allocation> {
+    place_on(nodes, free, |n| avail.contains(n), ask.partition, ask.shape)
+}
+
+/// [`place`] over every node of the partition (the main scheduler's placement in the
+/// Slurm planner's mode).
+pub fn place_now(nodes: &[Node], down: impl Fn(u32) -> bool, partition: u16, shape: Shape) -> Option<Allocation> {
+    let free: Vec<u32> = nodes.iter().map(|n| n.free).collect();
+    place_on(nodes, &free, |n| !down(n), partition, shape)
+}
+
+fn place_on(
+    nodes: &[Node],
+    free: &[u32],
+    ok: impl Fn(u32) -> bool,
+    partition: u16,
+    shape: Shape,
+) -> Option<Allocation> {
+    // Per node: the GPUs it offers the job (0 = it cannot take its share).
+    let (count, per_node) = match shape {
+        Shape::OneNode(k) => (1, k),
+        Shape::Exact(n, g) => (n, g),
+        Shape::Whole(n) => (n, 0),
+    };
+    let offer = |i: usize| -> u32 {
+        let n = &nodes[i];
+        if n.partition != partition || !ok(i as u32) {
+            return 0;
+        }
+        let f = free[i];
+        match shape {
+            Shape::Whole(_) => {
+                if f == n.gpus {
+                    f
+                } else {
+                    0
+                }
+            }
+            _ => {
+                if f >= per_node.max(1) {
+                    f
+                } else {
+                    0
+                }
+            }
+        }
+    };
+    // Runs of consecutive nodes that can take the job: (first, last, usable GPUs).
+    let mut runs: Vec<(usize, usize, u64)> = Vec::new();
+    let mut open: Option<(usize, u64)> = None;
+    for i in 0..nodes.len() {
+        let o = offer(i);
+        if o > 0 {
+            open = Some(match open {
+                Some((s, sum)) => (s, sum + u64::from(o)),
+                None => (i, u64::from(o)),
+            });
+        } else if let Some((s, sum)) = open.take() {
+            runs.push((s, i - 1, sum));
+        }
+    }
+    if let Some((s, sum)) = open {
+        runs.push((s, nodes.len() - 1, sum));
+    }
+    if count == 1 {
+        // The run with the fewest usable GPUs (every run holds a one-node job).
+        let &(s, e, _) = runs.iter().min_by_key(|r| r.2)?; // min_by_key keeps the first on a tie
+        let best = (s..=e).min_by_key(|&i| free[i])?;
+        let g = if let Shape::Whole(_) = shape { nodes[best].gpus } else { per_node };
+        return Some(vec![(best as u32, g)]);
+    }
+    let mut picked: Allocation = Vec::new();
+    let need_nodes = count as usize;
+    while picked.len() < need_nodes && !runs.is_empty() {
+        let rem = need_nodes - picked.len();
+        let holds = |r: &(usize, usize, u64)| r.1 - r.0 + 1 >= rem;
+        let idx = match runs.iter().enumerate().filter(|(_, r)| holds(r)).min_by_key(|(_, r)| r.2) {
+            Some((i, _)) => i,
+            None => runs.iter().enumerate().max_by_key(|(i, r)| (r.2, std::cmp::Reverse(*i)))?.0,
+        };
+        let (s, e, _) = runs.remove(idx);
+        for (i, node) in nodes.iter().enumerate().take(e + 1).skip(s) {
+            if picked.len() == need_nodes {
+                break;
+            }
+            let g = if let Shape::Whole(_) = shape { node.gpus } else { per_node };
+            picked.push((i as u32, g));
+        }
+    }
+    if picked.len() < need_nodes {
+        return None;
+    }
+    picked.sort_unstable();
+    Some(picked)
+}
+
+#[cfg(test)]
+mod tests;
