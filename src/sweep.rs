@@ -478,6 +478,10 @@ pub fn run_point(
     run_point_costed(scenario, cache, &|_| progress(), stop)
 }
 
+/// What [`run_point_costed`] reports per finished replication: each simulated policy's
+/// index in the point's scenario and the wall time its simulation took.
+pub type PointProgress<'a> = dyn Fn(&[(usize, std::time::Duration)]) + Sync + 'a;
+
 /// As [`run_point`], but `progress` is given, per finished replication, each simulated
 /// policy's index in `scenario.policies` and the wall time its simulation took (reused
 /// policies are not simulated, so they are not in the list).
@@ -487,7 +491,7 @@ pub fn run_point(
 pub fn run_point_costed(
     scenario: &Scenario,
     cache: &mut HashMap<u64, PolicyResults>,
-    progress: &(dyn Fn(&[(usize, std::time::Duration)]) + Sync),
+    progress: &PointProgress<'_>,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Option<Results>, crate::engine::Runaway> {
     let keys: Vec<u64> = (0..scenario.policies.len()).map(|p| policy_key(scenario, p)).collect();
