@@ -333,18 +333,7 @@ impl SlurmPlan {
 
     /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window.
     fn maintenance_from(&self, w: SimTime, from: SimTime) -> SimTime {
-        let mut t = from;
-        for &(a, b) in &self.maintenance {
-            if b <= t {
-                continue;
-            }
-            if a <= t || t.saturating_add(w) > a {
-                t = b;
-            } else {
-                break;
-            }
-        }
-        t
+        super::plan::clear_of_windows(&self.maintenance, w, from)
     }
 
     /// A job started now on `alloc`, running to `end` (its walltime end): its GPUs are
