@@ -21,6 +21,7 @@ pub mod priority;
 mod queue;
 pub mod request;
 pub mod slurm_planner;
+mod windows;
 
 use crate::scenario::Campus;
 use crate::scenario::raw::Placement;

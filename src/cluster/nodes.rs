@@ -354,11 +354,7 @@ impl NodeCluster {
     /// True when maintenance (or the time window in force) forbids starting a job with
     /// this walltime now.
     fn maintenance_blocks(&self, now: SimTime, walltime: SimTime) -> bool {
-        let i = self.maintenance.partition_point(|&(_, end)| end <= now);
-        (match self.maintenance.get(i) {
-            Some(&(start, _)) => start <= now || now.saturating_add(walltime) > start,
-            None => false,
-        }) || !self.time_limits.may_start(now, walltime)
+        super::windows::blocks(&self.maintenance, now, walltime) || !self.time_limits.may_start(now, walltime)
     }
 
     /// Over the MaxTime of the window in force: skipped as Slurm skips a job pending on

@@ -572,7 +572,7 @@ impl Plan {
 
     /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window.
     fn maintenance_from(&self, w: SimTime, from: SimTime) -> SimTime {
-        clear_of_windows(&self.maintenance, w, from)
+        super::windows::clear_from(&self.maintenance, w, from)
     }
 
     /// The earliest start of a job in this plan and where, or `None` when it cannot start
@@ -637,21 +637,4 @@ impl Plan {
             }
         }
     }
-}
-
-/// The earliest time ≥ `from` at which `[t, t + w)` crosses none of `windows` (sorted,
-/// disjoint `(start, end)` maintenance windows): shared by both backfill planners.
-pub(super) fn clear_of_windows(windows: &[(SimTime, SimTime)], w: SimTime, from: SimTime) -> SimTime {
-    let mut t = from;
-    for &(a, b) in windows {
-        if b <= t {
-            continue;
-        }
-        if a <= t || t.saturating_add(w) > a {
-            t = b;
-        } else {
-            break;
-        }
-    }
-    t
 }

@@ -264,11 +264,7 @@ impl PoolCluster {
     /// progress, or the job could still be running when the next one begins.
     /// Also true when the time window in force keeps it from starting now.
     fn maintenance_blocks(&self, now: SimTime, walltime: SimTime) -> bool {
-        let i = self.maintenance.partition_point(|&(_, end)| end <= now);
-        (match self.maintenance.get(i) {
-            Some(&(start, _)) => start <= now || now.saturating_add(walltime) > start,
-            None => false,
-        }) || !self.time_limits.may_start(now, walltime)
+        super::windows::blocks(&self.maintenance, now, walltime) || !self.time_limits.may_start(now, walltime)
     }
 
     fn start(&mut self, now: SimTime, q: QueuedJob, started: &mut Vec<QueuedJob>) {
@@ -309,16 +305,10 @@ impl PoolCluster {
         let mut extra = avail.saturating_sub(head.gpus);
         // Maintenance: if the head would overlap a window, it starts after it (by then
         // every running job has ended, as none may cross a window).
-        for &(start, end) in &self.maintenance {
-            if end <= shadow {
-                continue;
-            }
-            if start <= shadow || shadow.saturating_add(head.walltime) > start {
-                shadow = end;
-                extra = self.total - head.gpus;
-            } else {
-                break;
-            }
+        let clear = super::windows::clear_from(&self.maintenance, head.walltime, shadow);
+        if clear != shadow {
+            shadow = clear;
+            extra = self.total - head.gpus;
         }
         if !self.time_limits.is_empty() {
             (shadow, extra) = self.reserve_in_window(head, shadow, extra);
@@ -331,11 +321,7 @@ impl PoolCluster {
     fn reserve_in_window(&self, head: &QueuedJob, mut shadow: SimTime, mut extra: u32) -> (SimTime, u32) {
         loop {
             let t = self.time_limits.earliest_start(shadow, head.walltime);
-            let i = self.maintenance.partition_point(|&(_, end)| end <= t);
-            let t = match self.maintenance.get(i) {
-                Some(&(start, end)) if start <= t || t.saturating_add(head.walltime) > start => end,
-                _ => t,
-            };
+            let t = super::windows::clear_from(&self.maintenance, head.walltime, t);
             if t == shadow {
                 return (shadow, extra);
             }

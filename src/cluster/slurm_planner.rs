@@ -333,7 +333,7 @@ impl SlurmPlan {
 
     /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window.
     fn maintenance_from(&self, w: SimTime, from: SimTime) -> SimTime {
-        super::plan::clear_of_windows(&self.maintenance, w, from)
+        super::windows::clear_from(&self.maintenance, w, from)
     }
 
     /// A job started now on `alloc`, running to `end` (its walltime end): its GPUs are

@@ -648,3 +648,19 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         time_limits,
     })
 }
+
+/// The first node index and the node count of `group` (`None`: the whole cluster), for
+/// drains and reservations of some nodes; an unknown group is an error at `{key}.node_group`.
+fn node_range(key: &str, group: Option<&str>, groups: &[NodeGroup]) -> Result<(u32, u32)> {
+    let Some(name) = group else { return Ok((0, groups.iter().map(|g| g.nodes).sum())) };
+    let Some(at) = groups.iter().position(|g| g.name == name) else {
+        return bad(
+            format!("{key}.node_group"),
+            format!(
+                "no node group is named '{name}'; the groups are: {}",
+                names(groups.iter().map(|g| g.name.as_str()))
+            ),
+        );
+    };
+    Ok((groups[..at].iter().map(|g| g.nodes).sum(), groups[at].nodes))
+}

@@ -103,21 +103,7 @@ pub(super) fn capacity(c: &RawCampus, clock: Clock, horizon: SimTime, groups: &[
                 format!("'{b}' is before the start '{a}'; the end date must not come before the start"),
             );
         }
-        let (first, count) = match &d.node_group {
-            None => (0u32, groups.iter().map(|g| g.nodes).sum::<u32>()),
-            Some(name) => {
-                let Some(at) = groups.iter().position(|g| &g.name == name) else {
-                    return bad(
-                        format!("{k}.node_group"),
-                        format!(
-                            "no node group is named '{name}'; the groups are: {}",
-                            names(groups.iter().map(|g| g.name.as_str()))
-                        ),
-                    );
-                };
-                (groups[..at].iter().map(|g| g.nodes).sum(), groups[at].nodes)
-            }
-        };
+        let (first, count) = node_range(&k, d.node_group.as_deref(), groups)?;
         if d.nodes == 0 || d.nodes > count {
             return bad(
                 format!("{k}.nodes"),

@@ -90,21 +90,7 @@ pub(super) fn apply(
                          `node_group` out (the whole cluster)",
                     );
                 }
-                let (first, count) = match group {
-                    None => (0u32, groups.iter().map(|g| g.nodes).sum::<u32>()),
-                    Some(name) => {
-                        let Some(at) = groups.iter().position(|g| &g.name == name) else {
-                            return bad(
-                                format!("{k}.node_group"),
-                                format!(
-                                    "no node group is named '{name}'; the groups are: {}",
-                                    names(groups.iter().map(|g| g.name.as_str()))
-                                ),
-                            );
-                        };
-                        (groups[..at].iter().map(|g| g.nodes).sum(), groups[at].nodes)
-                    }
-                };
+                let (first, count) = node_range(&k, group.as_deref(), groups)?;
                 let n = n.unwrap_or(count);
                 if n == 0 || n > count {
                     return bad(
