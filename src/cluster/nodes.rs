@@ -59,8 +59,8 @@ pub struct NodeCluster {
     planner: BfPlanner,
     resolution: SimTime,
     maintenance: Vec<(SimTime, SimTime)>,
-    /// MaxTime by time window (`scenario::recurring`; empty: none).
-    time_limits: crate::scenario::recurring::TimeLimits,
+    /// MaxTime by time window (`scenario::recurring`; empty: none), shared with the plans.
+    time_limits: std::sync::Arc<crate::scenario::recurring::TimeLimits>,
     partition_factor: Vec<f64>,
     max_per_node: Vec<u32>,
     limits: Limits,
@@ -104,7 +104,9 @@ impl NodeCluster {
         let nodes = Nodes::new(&campus.node_groups, campus.partitions.len());
         let limits = Limits::new(&campus.accounts);
         let caps: Vec<_> = (0..campus.accounts.len()).map(|a| limits.caps(a as u16)).collect();
-        let plan = Plan::empty(&nodes.nodes, caps, &campus.maintenance, campus.partitions.len());
+        let time_limits = std::sync::Arc::new(campus.time_limits.clone());
+        let mut plan = Plan::empty(&nodes.nodes, caps, &campus.maintenance, campus.partitions.len());
+        plan.set_time_limits(time_limits.clone());
         NodeCluster {
             node_releases: vec![Vec::new(); nodes.nodes.len()],
             account_running: vec![Vec::new(); campus.accounts.len()],
@@ -125,7 +127,7 @@ impl NodeCluster {
             planner: campus.backfill.planner,
             resolution: campus.backfill.resolution,
             maintenance: campus.maintenance.clone(),
-            time_limits: campus.time_limits.clone(),
+            time_limits,
             partition_factor: campus.partitions.iter().map(|p| p.priority_factor).collect(),
             max_per_node: campus.partitions.iter().map(|p| p.max_gpus_per_node).collect(),
             limits,
@@ -571,9 +573,6 @@ impl NodeCluster {
                     walk.refresh(&self.queue, a, self.open(a));
                     continue;
                 }
-                // The plan does not know the time windows: a job they keep from its planned
-                // start gets no reservation this pass (it is tried again at the next).
-                Some((t, _)) if !self.time_limits.may_start(t, w.q.walltime) => {}
                 Some((t, alloc)) => {
                     plan.reserve(t, &alloc, &ask);
                     reserved += 1;

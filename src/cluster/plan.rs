@@ -22,7 +22,10 @@ mod steps;
 #[cfg(test)]
 mod tests;
 
+use std::sync::Arc;
+
 use super::placement::{Allocation, Node, Shape};
+use crate::scenario::recurring::TimeLimits;
 use crate::units::SimTime;
 use steps::{Steps, add, earliest_at_least, earliest_at_least_until, earliest_where, set_to_zero, value_at};
 
@@ -104,6 +107,9 @@ pub struct Plan {
     account_reserved: Vec<(i64, i64)>,
     caps: Vec<(Option<u32>, Option<u32>)>,
     maintenance: Vec<(SimTime, SimTime)>,
+    /// Time-of-day limits: a job is planned only where its window lets it start (none by
+    /// default; see [`Plan::set_time_limits`]).
+    time_limits: Arc<TimeLimits>,
     /// Nodes of each partition.
     by_partition: Vec<Vec<u32>>,
     /// Nodes with free GPUs at the plan's start, and how many (kept as jobs start now):
@@ -192,12 +198,22 @@ impl Plan {
             account_reserved: vec![(0, 0); accounts],
             caps,
             maintenance: maintenance.to_vec(),
+            time_limits: Arc::default(),
             by_partition,
             free_now: Vec::new(),
             monotone: vec![true; nodes.len()],
             touched: Vec::new(),
             touched_accounts: Vec::new(),
         }
+    }
+
+    /// Plans every job where the time-of-day limits let it start: its request within the
+    /// MaxTime in force at its planned start, and ending in that window where the window
+    /// demands it (as a maintenance window is planned around). Without this a job the
+    /// limits keep from starting now got no reservation, so smaller jobs could delay it
+    /// indefinitely, and a forecast promised starts the limits forbid.
+    pub fn set_time_limits(&mut self, limits: Arc<TimeLimits>) {
+        self.time_limits = limits;
     }
 
     /// Rebuilds the plan at `now` from the nodes' state, each node's running releases
@@ -409,7 +425,7 @@ impl Plan {
                 .map(|&(n, _)| (self.now, vec![(n, k)])),
             _ => self.nodes_from(ask, self.now).filter(|(t, _)| *t == self.now),
         }?;
-        if self.maintenance_from(ask.walltime, self.now) != self.now || self.account_from(ask, self.now)? != self.now {
+        if self.allowed_from(ask.walltime, self.now) != self.now || self.account_from(ask, self.now)? != self.now {
             return None;
         }
         Some(found)
@@ -570,9 +586,10 @@ impl Plan {
         None
     }
 
-    /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window.
-    fn maintenance_from(&self, w: SimTime, from: SimTime) -> SimTime {
-        super::windows::clear_from(&self.maintenance, w, from)
+    /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window and the
+    /// time-of-day limits let a job of walltime `w` start.
+    fn allowed_from(&self, w: SimTime, from: SimTime) -> SimTime {
+        super::windows::start_from(&self.maintenance, &self.time_limits, w, from)
     }
 
     /// The earliest start of a job in this plan and where, or `None` when it cannot start
@@ -580,13 +597,13 @@ impl Plan {
     pub fn earliest(&mut self, ask: &Ask) -> Option<(SimTime, Allocation)> {
         let mut from = self.now;
         for _ in 0..256 {
-            let from_m = self.maintenance_from(ask.walltime, from);
+            let from_m = self.allowed_from(ask.walltime, from);
             let (t, alloc) = self.nodes_from(ask, from_m)?;
             if t > self.horizon {
                 return None;
             }
             let t_acc = self.account_from(ask, t)?;
-            let t_m = self.maintenance_from(ask.walltime, t_acc);
+            let t_m = self.allowed_from(ask.walltime, t_acc);
             if t_m == t {
                 return Some((t, alloc));
             }

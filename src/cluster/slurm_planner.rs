@@ -37,8 +37,11 @@
 //! not know when they come back). Account limits are the caller's: a job a limit holds is
 //! not tested, as Slurm skips it.
 
+use std::sync::Arc;
+
 use super::placement::{Allocation, Node, Shape};
 use super::plan::Ask;
+use crate::scenario::recurring::TimeLimits;
 use crate::units::SimTime;
 
 /// select/cons_tres's first will-run window (seconds): fixed in Slurm 22.05, not a setting.
@@ -104,6 +107,8 @@ pub struct SlurmPlan {
     running: Vec<Running>,
     slots: Vec<Slot>,
     maintenance: Vec<(SimTime, SimTime)>,
+    /// Time-of-day limits (none unless [`SlurmPlan::with_time_limits`]).
+    time_limits: Arc<TimeLimits>,
     /// The clock's offset from Slurm's epoch modulo 30 s: Slurm aligns its will-run
     /// windows on the epoch, burstsim on its clock (0 here; on the recorded lists the
     /// runs' own offsets, 0-28 s, changed no start).
@@ -145,8 +150,16 @@ impl SlurmPlan {
             running,
             slots: vec![Slot { begin, end, avail: all }],
             maintenance: maintenance.to_vec(),
+            time_limits: Arc::default(),
             phase: 0,
         }
+    }
+
+    /// The same plan, planning jobs only where the time-of-day limits let them start (as
+    /// maintenance is planned around).
+    pub fn with_time_limits(mut self, limits: Arc<TimeLimits>) -> SlurmPlan {
+        self.time_limits = limits;
+        self
     }
 
     /// The job's planned start and nodes, or `None` when it gets no plan (it does not fit
@@ -198,6 +211,13 @@ impl SlurmPlan {
             }
             if now_only {
                 return None;
+            }
+            // A later start found by the will-run test may itself cross a maintenance
+            // window or fall where the time-of-day limits forbid the job: plan from there.
+            let allowed = self.maintenance_from(ask.walltime, t);
+            if allowed != t {
+                start_res = allowed;
+                continue;
             }
             if let Some(l) = later
                 && t > l
@@ -331,9 +351,10 @@ impl SlurmPlan {
             .any(|s| alloc.iter().any(|&(n, _)| !s.avail.contains(n)))
     }
 
-    /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window.
+    /// The earliest time ≥ `from` when `[t, t + w)` crosses no maintenance window and the
+    /// time-of-day limits let a job of walltime `w` start.
     fn maintenance_from(&self, w: SimTime, from: SimTime) -> SimTime {
-        super::windows::clear_from(&self.maintenance, w, from)
+        super::windows::start_from(&self.maintenance, &self.time_limits, w, from)
     }
 
     /// A job started now on `alloc`, running to `end` (its walltime end): its GPUs are

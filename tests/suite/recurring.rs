@@ -162,6 +162,7 @@ fn no_job_starts_against_its_window_and_every_job_starts() {
         "gpus = 16\nscheduler = \"fcfs\"",
         "gpus = 16\nscheduler = \"easy-backfill\"",
         "placement = \"nodes\"\nnodes = 2\ngpus_per_node = 8\nbf_interval_seconds = 60",
+        "placement = \"nodes\"\nnodes = 2\ngpus_per_node = 8\nbf_interval_seconds = 60\nbf_planner = \"slurm\"",
     ] {
         let s = load(&scenario(campus, &format!("{KTH_LIMITS}{reservation}")));
         let limits = &s.campus.time_limits;
@@ -209,4 +210,51 @@ fn a_job_over_the_windows_max_time_blocks_nobody_and_starts_when_a_window_allows
     let out = simulate(&s, &stream, 0, 0);
     assert_eq!(out.records[0].start, 16 * H, "the 10-h job waits for the night window");
     assert_eq!(out.records[1].start, 10 * H + 60, "the 1-h job is not stuck behind it");
+}
+
+/// A forecast (`overflow-predicted`, `advise`) promises only a start the time-of-day
+/// limits allow, on both cluster models: Monday 13:00 on an idle cluster, a 2-h job starts
+/// now, a 4-h job (it would not end by 16:00) and a 10-h job (over the day's 4 h) at
+/// 16:00, a 20-h job (over the nights' 15 h) on Friday at 16:00.
+#[test]
+fn a_forecast_gives_the_first_start_the_time_limits_allow() {
+    use burstsim::cluster::{Cluster, QueuedJob, Request};
+    for campus in [
+        "gpus = 8\nscheduler = \"easy-backfill\"",
+        "placement = \"nodes\"\nnodes = 1\ngpus_per_node = 8",
+        "placement = \"nodes\"\nnodes = 1\ngpus_per_node = 8\nbf_planner = \"slurm\"",
+    ] {
+        let s = load(&scenario(campus, KTH_LIMITS));
+        let c = Cluster::new(&s.campus, true);
+        let forecast = |hours: u64| {
+            let q = QueuedJob { job: 0, gpus: 1, walltime: hours * H, group: false };
+            c.predict_start(13 * H, q, Request::default(), u64::MAX)
+        };
+        assert_eq!(forecast(2), 13 * H, "{campus}");
+        assert_eq!(forecast(4), 16 * H, "{campus}");
+        assert_eq!(forecast(10), 16 * H, "{campus}");
+        assert_eq!(forecast(20), 4 * DAY + 16 * H, "{campus}");
+    }
+}
+
+/// The node model's backfill plan places a job the limits keep waiting at the start they
+/// allow, not now: a whole-node job submitted Monday 13:00 with a 4-h request is planned
+/// at 16:00, so a 2-h whole-node job can be promised 13:00 (it ends by 16:00). Planned at
+/// 13:00 (the limits ignored), it would push that forecast to 17:00.
+#[test]
+fn on_nodes_a_job_waiting_for_its_window_is_planned_at_the_windows_start() {
+    use burstsim::cluster::{Cluster, QueuedJob, Request};
+    for planner in ["exact", "slurm"] {
+        let campus = format!("placement = \"nodes\"\nnodes = 1\ngpus_per_node = 8\nbf_planner = \"{planner}\"");
+        let s = load(&scenario(&campus, KTH_LIMITS));
+        let mut c = Cluster::new(&s.campus, true);
+        let job = |job: u32, hours: u64| QueuedJob { job, gpus: 8, walltime: hours * H, group: false };
+        c.enqueue(13 * H, job(0, 4), Request::default());
+        let mut started = Vec::new();
+        c.schedule(13 * H, &mut started);
+        assert!(started.is_empty(), "{planner}: the 4-h job may not start at 13:00");
+        assert_eq!(c.predict_start(13 * H, job(1, 2), Request::default(), u64::MAX), 13 * H, "{planner}");
+        // 5 h is over the day's 4 h: the night, after the 4-h job's planned 16:00–20:00.
+        assert_eq!(c.predict_start(13 * H, job(1, 5), Request::default(), u64::MAX), 20 * H, "{planner}");
+    }
 }

@@ -20,8 +20,8 @@ impl NodeCluster {
         }
     }
 
-    /// One backfill pass with Slurm's planner: jobs in priority order (those a limit holds
-    /// skipped), at most `bf_max_job_test`; the first `bf_reservations` that cannot start
+    /// One backfill pass with Slurm's planner: jobs in priority order (those a limit holds,
+    /// or over the MaxTime in force, skipped), at most `bf_max_job_test`; the first `bf_reservations` that cannot start
     /// now get Slurm's planned start and a reservation, the rest are only tried now.
     pub(super) fn slurm_backfill_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
         let mut plan = SlurmPlan::new(
@@ -32,7 +32,8 @@ impl NodeCluster {
             |n| self.nodes.is_down(n),
             self.running.values().map(|r| (r.end, &r.alloc)),
             &self.maintenance,
-        );
+        )
+        .with_time_limits(self.time_limits.clone());
         let (mut tested, mut reserved) = (0u32, 0u32);
         let mut walk = self.walk_from_front();
         while let Some(a) = walk.next() {
@@ -40,7 +41,9 @@ impl NodeCluster {
                 break;
             }
             let w = *walk.job(&self.queue, a);
-            if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some() {
+            if self.limits.hold(w.req.account, self.allocated_gpus(&w)).is_some()
+                || self.over_time_limit(now, w.q.walltime)
+            {
                 walk.skip(&self.queue, a, true); // the account's limit did not change
                 continue;
             }

@@ -6,14 +6,19 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::PoolCluster;
+use crate::cluster::windows;
+use crate::scenario::recurring::TimeLimits;
 use crate::units::SimTime;
 
 impl PoolCluster {
     /// Predicted start of a new job with `gpus` and `walltime` if it were submitted now,
     /// from the scheduler's own view, as `squeue --start` gives it: running jobs end at
     /// their walltime requests, waiting jobs start in queue order, and no job overlaps a
-    /// maintenance window. Backfilling and holds by the group limit are ignored, so this is
-    /// a planning estimate.
+    /// maintenance window. The new job starts only where the time-of-day limits let it
+    /// (`[[campus.time_limits]]`); the jobs ahead are placed without them, as they are
+    /// placed without backfilling and holds by the group limit (the scheduler skips a job
+    /// over the MaxTime in force, so placing it in order would delay every later job):
+    /// this is a planning estimate.
     ///
     /// Callers only compare the prediction with a limit, so the walk through the queue
     /// stops as soon as the start is known to fall after `limit`: the result is exact when
@@ -27,29 +32,28 @@ impl PoolCluster {
             self.running.iter().map(|&(e, _, g)| Reverse((e, g))).collect();
         let mut free = self.free;
         let mut t = now;
-        let maintenance = &self.maintenance;
-        let mut place = |g: u32, w: SimTime, ends: &mut BinaryHeap<Reverse<(SimTime, u32)>>| -> SimTime {
+        let (maintenance, no_limits) = (&self.maintenance, TimeLimits::default());
+        let mut place = |g: u32, w: SimTime, limits: &TimeLimits, ends: &mut BinaryHeap<Reverse<(SimTime, u32)>>| {
             loop {
                 while free < g {
                     let Some(Reverse((e, freed))) = ends.pop() else { break };
                     t = t.max(e);
                     free += freed;
                 }
-                // A job may not overlap a maintenance window: it waits for the window's
-                // end, by which time every job started before it has ended.
-                let i = maintenance.partition_point(|&(_, end)| end <= t);
-                match maintenance.get(i) {
-                    Some(&(start, end)) if start <= t || t.saturating_add(w) > start => {
-                        t = end;
-                        while let Some(&Reverse((e, freed))) = ends.peek() {
-                            if e > t {
-                                break;
-                            }
-                            ends.pop();
-                            free += freed;
-                        }
+                // A job may not overlap a maintenance window (it waits for the window's
+                // end, by which time every job started before it has ended), nor start
+                // where the time-of-day limits forbid it.
+                let allowed = windows::start_from(maintenance, limits, w, t);
+                if allowed == t {
+                    break;
+                }
+                t = allowed;
+                while let Some(&Reverse((e, freed))) = ends.peek() {
+                    if e > t {
+                        break;
                     }
-                    _ => break,
+                    ends.pop();
+                    free += freed;
                 }
             }
             let start = t;
@@ -66,12 +70,12 @@ impl PoolCluster {
             .collect();
         for (_, g, w) in merge_by_seq(lanes) {
             // Every later job starts no earlier than this one (starts only move forward).
-            let start = place(g, w, &mut ends);
+            let start = place(g, w, &no_limits, &mut ends);
             if start > limit {
                 return start;
             }
         }
-        place(gpus, walltime, &mut ends)
+        place(gpus, walltime, &self.time_limits, &mut ends)
     }
 }
 
