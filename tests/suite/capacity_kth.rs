@@ -141,13 +141,14 @@ fn the_replay_under_kths_documented_rules_gives_the_documented_figures() {
     }
 }
 
+/// A class of the in-regime out-of-sample CSV: (class, recorded jobs, simulated jobs,
+/// recorded mean, simulated mean, CI low, CI high, met, replay mean, fit-period jobs).
+type OosRow = (String, usize, f64, f64, f64, f64, f64, bool, f64, usize);
+
 /// The CSV of `validate --out-of-sample --site-rules SITE --replications 10`, as rows of
 /// (class, recorded jobs, simulated jobs, recorded mean, simulated mean, CI low, CI high,
 /// met, replay mean, fit-period jobs).
-fn rules_out_of_sample_rows(
-    kth: &std::path::Path,
-    site: &str,
-) -> Vec<(String, usize, f64, f64, f64, f64, f64, bool, f64, usize)> {
+fn rules_out_of_sample_rows(kth: &std::path::Path, site: &str) -> Vec<OosRow> {
     let out = burstsim()
         .args(["validate", "--trace"])
         .arg(kth)
