@@ -11,7 +11,7 @@
 //! multiplier 1 (fit's rule). Waits are those of every job submitted in the measured
 //! window (all background jobs: the fitted scenario has no group of its own).
 
-use super::fit::{FitError, FitOptions, fit, write::to_toml};
+use super::fit::{FitError, FitOptions, LogFit, fit, write::to_toml};
 use super::replay::Units;
 use super::replay::{ReplayOptions, WaitStats, to_jobs};
 use crate::engine::simulate;
@@ -94,6 +94,30 @@ pub enum HoldoutError {
     Log(String),
 }
 
+/// The scenario `burstsim fit` writes for `f`, with its start date moved to `start`, the
+/// first day predicted (`why` says which, in the file's comment), so that the calendar
+/// seasons and the hour-of-week profile apply to the period being predicted.
+///
+/// # Errors
+/// [`HoldoutError::Scenario`] if the written scenario has no start date to move.
+pub fn dated_toml(f: &LogFit, start: crate::date::Date, why: &str) -> Result<String, HoldoutError> {
+    let mut text = to_toml(f);
+    let at = text.find("start_date = \"").ok_or_else(|| HoldoutError::Scenario("no start_date".into()))?;
+    let end = at + text[at..].find('\n').unwrap_or(0);
+    text.replace_range(at..end, &format!("start_date = \"{start}\"   # {why}"));
+    Ok(text)
+}
+
+/// Loads a fitted scenario's text with the check's replications and seed.
+///
+/// # Errors
+/// [`HoldoutError::Scenario`] if the scenario does not load.
+pub fn load(text: &str, replications: u32, seed: u64) -> Result<Scenario, HoldoutError> {
+    Ok(Scenario::from_toml_str(text, "<out-of-sample>")
+        .map_err(|e| HoldoutError::Scenario(e.to_string()))?
+        .with_overrides(Some(seed), Some(replications)))
+}
+
 /// Fits the first half of `trace` (`gpus` units, `units`) and simulates the second half's
 /// period `replications` times (seed `seed`).
 ///
@@ -141,13 +165,8 @@ pub fn out_of_sample(
     };
     let f = fit(&first, &o)?;
     let start = crate::date::Date::from_days(day0.div_euclid(DAY as i64));
-    let mut text = to_toml(&f);
-    let at = text.find("start_date = \"").ok_or_else(|| HoldoutError::Scenario("no start_date".into()))?;
-    let end = at + text[at..].find('\n').unwrap_or(0);
-    text.replace_range(at..end, &format!("start_date = \"{start}\"   # the second half's first day"));
-    let scn = Scenario::from_toml_str(&text, "<out-of-sample>")
-        .map_err(|e| HoldoutError::Scenario(e.to_string()))?
-        .with_overrides(Some(seed), Some(replications));
+    let text = dated_toml(&f, start, "the second half's first day")?;
+    let scn = load(&text, replications, seed)?;
     // Recorded: jobs submitted in the second half.
     let rec: Vec<i64> = all
         .jobs

@@ -95,6 +95,24 @@ impl SiteRules {
         }
     }
 
+    /// The time-of-day limits of [`SiteRules::rules`] from local day `first_day` (days
+    /// since 1970-01-01) for `days` days, on a clock given by `to_clock` (local wall time
+    /// to the clock): the replay's clock (the log's, UTC) or a fitted scenario's (local
+    /// wall time), the same rules either way.
+    pub fn limits(self, first_day: i64, days: i64, to_clock: impl Fn(i64) -> i64) -> TimeLimits {
+        TimeLimits::expand(&self.rules(), first_day, days, to_clock)
+    }
+
+    /// The longest MaxTime of any window, seconds (60 h for KTH): no run was longer.
+    pub fn longest(self) -> SimTime {
+        self.rules().iter().filter_map(|r| r.max).max().unwrap_or(SimTime::MAX)
+    }
+
+    /// UTC of local midnight starting `day`.
+    pub fn midnight_utc(self, day: Date) -> i64 {
+        self.local_to_utc(day.to_days() * 86_400)
+    }
+
     /// UTC of a local wall time (seconds since 1970-01-01 as if local were UTC).
     pub fn local_to_utc(self, local: i64) -> i64 {
         match self {
@@ -151,8 +169,8 @@ pub enum RulesError {
     Empty(Date),
 }
 
-/// The class index of a request in seconds.
-fn class_of(request: i64) -> usize {
+/// The class index (in [`CLASSES`]) of a request in seconds.
+pub fn class_of(request: i64) -> usize {
     if request <= 4 * HOUR as i64 {
         0
     } else if request <= 15 * HOUR as i64 {
@@ -162,9 +180,14 @@ fn class_of(request: i64) -> usize {
     }
 }
 
+/// A wait in seconds rounded to the nearest whole minute, the log's resolution.
+pub fn to_minute(wait: i64) -> i64 {
+    (wait + 30).div_euclid(60) * 60
+}
+
 /// The walltime factor whose request for `runtime` seconds is exactly `request` (the
 /// engine rounds the product up, and `request / runtime × runtime` may land just above).
-fn exact_factor(request: i64, runtime: SimTime) -> f64 {
+pub fn exact_factor(request: i64, runtime: SimTime) -> f64 {
     let mut f = request as f64 / runtime as f64;
     while (runtime as f64 * f).ceil() > request as f64 {
         f = f.next_down();
@@ -186,7 +209,7 @@ pub fn rules_replay(
 ) -> Result<RulesReplay, RulesError> {
     let unix = trace.info.unix_start.ok_or(RulesError::NoClock)?;
     let mut conv = to_jobs(trace, o);
-    let end_utc = rules.local_to_utc(rules.regime_end().to_days() * 86_400);
+    let end_utc = rules.midnight_utc(rules.regime_end());
     let keep = conv.jobs.partition_point(|j| unix + conv.origin + (j.submit as i64) < end_utc);
     if keep == 0 {
         return Err(RulesError::Empty(rules.regime_end()));
@@ -212,8 +235,8 @@ pub fn rules_replay(
     let origin_utc = unix + conv.origin;
     let first_day = (origin_utc + recurring::eu_local_offset(origin_utc)).div_euclid(86_400);
     let span_days = (conv.jobs.last().map_or(0, |j| j.submit) / DAY) as i64 + 60;
-    let limits = TimeLimits::expand(&rules.rules(), first_day, span_days, |l| rules.local_to_utc(l) - origin_utc);
-    let split_utc = rules.local_to_utc(rules.split().to_days() * 86_400);
+    let limits = rules.limits(first_day, span_days, |l| rules.local_to_utc(l) - origin_utc);
+    let split_utc = rules.midnight_utc(rules.split());
     let period: Vec<usize> =
         conv.source.iter().map(|&s| usize::from(unix + trace.jobs[s].submit >= split_utc)).collect();
     let class: Vec<usize> = requests.iter().map(|&r| class_of(r)).collect();
@@ -265,7 +288,7 @@ fn figures_of(c: &Converted, r: &Replay, order: &[usize], period: &[usize], clas
     for (i, &o) in order.iter().enumerate() {
         let (Some(rec), Some(start)) = (c.recorded_wait[i], r.starts[i]) else { continue };
         let w = start as i64 - c.jobs[i].submit as i64;
-        let w = (w + 30).div_euclid(60) * 60; // the log's minute
+        let w = to_minute(w);
         for p in [period[o], 2] {
             for k in [class[o], 3] {
                 let s = &mut sums[p][k];

@@ -140,3 +140,108 @@ fn the_replay_under_kths_documented_rules_gives_the_documented_figures() {
         assert!((row.3 - sim).abs() < 0.0005, "{name}: simulated {} (docs: {sim})", row.3);
     }
 }
+
+/// A class of the in-regime out-of-sample CSV: (class, recorded jobs, simulated jobs,
+/// recorded mean, simulated mean, CI low, CI high, met, replay mean, fit-period jobs).
+type OosRow = (String, usize, f64, f64, f64, f64, f64, bool, f64, usize);
+
+/// The CSV of `validate --out-of-sample --site-rules SITE --replications 10`, as rows of
+/// (class, recorded jobs, simulated jobs, recorded mean, simulated mean, CI low, CI high,
+/// met, replay mean, fit-period jobs).
+fn rules_out_of_sample_rows(kth: &std::path::Path, site: &str) -> Vec<OosRow> {
+    let out = burstsim()
+        .args(["validate", "--trace"])
+        .arg(kth)
+        .args(["--gpus", "100", "--scheduler", "easy-backfill", "--site-rules", site, "--out-of-sample"])
+        .args(["--replications", "10", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "class,recorded_jobs,simulated_jobs,recorded_mean_h,simulated_mean_h,ci95_low_h,ci95_high_h,ratio,\
+             ratio_low,ratio_high,met,replay_mean_h,fit_period_jobs,replications"
+        )
+    );
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f[13], "10", "{l}");
+            let x = |i: usize| f[i].parse::<f64>().unwrap();
+            assert!((x(7) - x(4) / x(3)).abs() < 1e-9, "ratio of {l}");
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                x(2),
+                x(3),
+                x(4),
+                x(5),
+                x(6),
+                f[10].parse().unwrap(),
+                x(11),
+                f[12].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 22 item 3, out of sample within one policy regime (docs/VALIDATION.md, "Out of
+/// sample within the regime"): fitted on September–January, simulated over February–5
+/// June under the documented rules, the figures the docs quote. The recorded column and
+/// the replay column are the site-rules replay's `feb-jun5` figures (the same jobs and
+/// classes); the fit-period jobs its `sep-jan` counts.
+#[test]
+fn the_out_of_sample_check_under_kths_rules_gives_the_documented_figures() {
+    let Some(kth) = common::shared_data(KTH) else { return };
+    // (class, recorded jobs, simulated jobs, recorded, simulated, CI low, CI high, met, replay, fit jobs)
+    let expected = [
+        ("<=4h", 10608, 5968.5, 1.752, 1.833, 1.688, 1.979, true, 2.356, 7956),
+        ("4-15h", 1663, 1480.2, 15.911, 8.356, 7.860, 8.852, false, 16.194, 1589),
+        (">15h", 184, 2053.7, 32.197, 1287.434, 1239.633, 1335.235, false, 83.298, 177),
+        ("all", 12455, 9502.4, 4.092, 280.642, 269.238, 292.045, false, 5.399, 9722),
+    ];
+    let rows = rules_out_of_sample_rows(&kth, "kth");
+    assert_eq!(rows.len(), expected.len());
+    for (r, e) in rows.iter().zip(expected) {
+        assert_eq!((r.0.as_str(), r.1, r.7, r.9), (e.0, e.1, e.7, e.9), "{r:?}");
+        for (got, want, what) in [
+            (r.2, e.2, "simulated jobs"),
+            (r.3, e.3, "recorded"),
+            (r.4, e.4, "simulated"),
+            (r.5, e.5, "CI low"),
+            (r.6, e.6, "CI high"),
+            (r.8, e.8, "replay"),
+        ] {
+            assert!((got - want).abs() < 0.0005 * want.max(1.0), "{}: {what} {got} (docs: {want})", e.0);
+        }
+    }
+}
+
+/// The sensitivity without the 07:00/16:00 rule: same fit, same jobs, other waits.
+#[test]
+fn the_out_of_sample_check_under_kths_maxtimes_only_gives_the_documented_figures() {
+    let Some(kth) = common::shared_data(KTH) else { return };
+    let expected = [("<=4h", 2.987, false), ("4-15h", 8.684, false), (">15h", 122.753, false), ("all", 29.791, false)];
+    let rows = rules_out_of_sample_rows(&kth, "kth-maxtime-only");
+    for (r, (class, sim, met)) in rows.iter().zip(expected) {
+        assert_eq!((r.0.as_str(), r.7), (class, met));
+        assert!((r.4 - sim).abs() < 0.0005 * sim, "{class}: simulated {} (docs: {sim})", r.4);
+    }
+}
+
+/// The interval of the out-of-sample check is over replications, so shaking is refused.
+#[test]
+fn the_out_of_sample_check_under_site_rules_refuses_shaking() {
+    let Some(kth) = common::shared_data(KTH) else { return };
+    let out = burstsim()
+        .args(["validate", "--trace"])
+        .arg(&kth)
+        .args(["--gpus", "100", "--site-rules", "kth", "--out-of-sample", "--shake", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("leave out --shake"));
+}

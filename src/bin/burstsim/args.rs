@@ -420,6 +420,9 @@ pub struct TraceValidateArgs {
     /// Out of sample: fit a scenario on the first half of the log (by submission time),
     /// simulate the second half's period from it and compare with its recorded waits
     /// (pool of --gpus, the fitted outages, cycle and arrivals; docs/VALIDATION.md).
+    /// With --site-rules: fit on the regime's first period (KTH: September–January),
+    /// simulate the second (February–5 June) under the documented rules, no outages or
+    /// cycle; mean waits by requested-time class with 95% CIs over replications.
     #[arg(long, requires = "trace")]
     pub out_of_sample: bool,
     /// Replications of the out-of-sample simulation.

@@ -293,12 +293,15 @@ fn site_rules_replay(
     let Some(rules) = SiteRules::parse(site) else {
         bail!(usage(format!("--site-rules '{site}' is not known; use kth (or kth-maxtime-only)")));
     };
-    if o.nodes.is_some() || o.infer_outages || o.cycle.is_some() || t.out_of_sample || o.fairshare.is_some() {
+    if o.nodes.is_some() || o.infer_outages || o.cycle.is_some() || o.fairshare.is_some() {
         bail!(usage(
             "--site-rules replays the documented rules alone on a pool: leave out --gpus-per-node, --outages, \
-             --cycle, --out-of-sample and --fairshare"
+             --cycle and --fairshare"
                 .into()
         ));
+    }
+    if t.out_of_sample {
+        return site_rules_out_of_sample(a, o, log, path, site, rules, started);
     }
     if t.shake > 1000 {
         bail!(usage(format!("--shake {} is not allowed; give 0 to 1000 replays", t.shake)));
@@ -342,6 +345,61 @@ fn site_rules_replay(
         }
     }
     say!("burstsim: site-rules replay in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `validate --trace LOG --site-rules SITE --out-of-sample [--replications N --seed S]`.
+fn site_rules_out_of_sample(
+    a: &ValidateArgs,
+    o: &ReplayOptions,
+    log: &Trace,
+    path: &std::path::Path,
+    site: &str,
+    rules: burstsim::evidence::site_rules::SiteRules,
+    started: Instant,
+) -> Result<ExitCode> {
+    let t = &a.replay;
+    if t.shake > 0 || t.jobs_out.is_some() {
+        bail!(usage(
+            "--out-of-sample with --site-rules simulates fitted jobs: its interval is over --replications; \
+             leave out --shake and --jobs-out"
+                .into()
+        ));
+    }
+    if !(2..=1000).contains(&t.replications) {
+        bail!(usage(format!("--replications {} is not allowed; give 2 to 1000", t.replications)));
+    }
+    let h = burstsim::evidence::rules_holdout::rules_out_of_sample(log, o, rules, t.replications, t.seed)
+        .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    if let Some(file) = &t.fitted_out {
+        burstsim::write::atomic_write(file, h.scenario_toml.as_bytes())
+            .with_context(|| format!("could not write '{}'", file.display()))?;
+        say!("burstsim: wrote {}", file.display());
+    }
+    match a.format {
+        Format::Csv => print!("{}", h.to_csv()),
+        Format::Table => {
+            println!(
+                "{}: fitted on the {} jobs submitted before {} (local time), simulated {} to {} ({} days) {} times \
+                 on {} processors under {} with the site's documented rules ({site}); mean waits in hours, \
+                 rounded to the log's minute; intervals: 95% CI over replications (seed {})",
+                path.display(),
+                h.fit_jobs,
+                rules.split(),
+                rules.split(),
+                rules.regime_end().add_days(-1),
+                h.test_days,
+                t.replications,
+                o.gpus,
+                t.scheduler,
+                t.seed
+            );
+            println!();
+            print!("{}", h.to_table());
+            println!("(replay: the site-rules replay of the recorded jobs over the same period, for reference)");
+        }
+    }
+    say!("burstsim: out-of-sample check under site rules in {:.1} s", started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 
