@@ -6,6 +6,7 @@
     scripts/slurm-replay.py random --jobs 30 --seed 13 > LIST.csv
     scripts/slurm-replay.py random --mix frag --jobs 40 --seed 5 > LIST.csv   # fragmentation-heavy
     scripts/slurm-replay.py compare A.csv B.csv [--tolerance 3]   # two runs, start by start
+    scripts/slurm-replay.py digest RESULTS.csv --log slurmctld.log --out DIGEST.csv
 
 LIST.csv has a header and the columns
 
@@ -33,6 +34,20 @@ with submit/start/end in whole seconds (Slurm's resolution) after the first job'
 tests/fixtures/slurm/results.mapping.toml reads RESULTS.csv as a recorded log for
 `burstsim validate --trace`.
 
+`run --digest DIGEST.csv` (or `digest` afterwards, on a kept slurmctld.log) writes what
+slurmctld's log says about the run's jobs, in order, one row each, on RESULTS.csv's clock
+(seconds after the first submission, to the millisecond):
+
+    t_s,event,job,start_s,nodes
+
+with `event` one of `submit`, `start` (the main scheduler: `sched: Allocate`), `bf_start`
+(backfill: `_start_job: Started`), `end` (`_job_complete: ... done`), `pass` (a backfill
+pass begins; no job) and `plan` (the pass's `_dump_job_sched` line, DebugFlags=Backfill:
+the job's planned start `start_s`, whole seconds, on `nodes`; its `t_s` is the pass's).
+The first row, `origin`, has the Unix time of the clock's 0 in `start_s` (Slurm aligns its
+will-run windows on multiples of 30 s of Unix time).
+The digest is what `tests/suite/planned_starts.rs` rebuilds each pass's state from.
+
 Python 3.11 standard library only. Needs SLURM_CONF (`eval "$(scripts/slurm-cluster.sh env)"`),
 or --conf.
 """
@@ -43,6 +58,7 @@ import argparse
 import csv
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -264,6 +280,92 @@ def wait_for_calc_phase(phase: float, env: dict) -> None:
     time.sleep(max(0.0, target - time.time()))
 
 
+# ---------------------------------------------------------------- slurmctld's log
+
+LOG_LINE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$")
+LOG_EVENTS = [
+    ("submit", re.compile(r"^_slurm_rpc_submit_batch_job: JobId=(\d+) ")),
+    ("start", re.compile(r"^sched: Allocate JobId=(\d+) NodeList=(\S+) ")),
+    ("bf_start", re.compile(r"^sched/backfill: _start_job: Started JobId=(\d+) in \S+ on (\S+)$")),
+    ("end", re.compile(r"^_job_complete: JobId=(\d+) done$")),
+    ("pass", re.compile(r"^sched/backfill: _attempt_backfill: beginning$")),
+    ("plan", re.compile(r"^sched/backfill: _dump_job_sched: JobId=(\d+) to start at (\S+), end at \S+ on nodes (\S+) ")),
+]
+DIGEST_COLUMNS = ["t_s", "event", "job", "start_s", "nodes"]
+
+
+def digest_rows(log_text: str, names: dict[str, str], first_submit_s: int) -> list[dict]:
+    """The digest of a run (see the module docs) from slurmctld's log text. `names` maps the
+    run's Slurm ids to job names; the clock's origin is the first of their submissions
+    rounded down to the second, minus `first_submit_s` (its recorded submit, normally 0).
+    Passes before the first submission or after the last end are left out."""
+    events = []
+    for line in log_text.splitlines():
+        m = LOG_LINE.match(line)
+        if not m:
+            continue
+        stamp, msg = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f"), m.group(2)
+        for kind, pat in LOG_EVENTS:
+            e = pat.match(msg)
+            if not e:
+                continue
+            if kind != "pass" and e.group(1) not in names:
+                break
+            events.append((stamp, kind, e.groups()))
+            break
+    submits = [s for s, k, g in events if k == "submit"]
+    if len(submits) != len(names):
+        raise RuntimeError(f"the log has {len(submits)} submissions of the run's {len(names)} jobs "
+                           "(is it the log of this run, kept whole?)")
+    origin = min(submits).replace(microsecond=0).timestamp() - first_submit_s
+    last_end = max((s for s, k, g in events if k == "end"), default=None)
+    if last_end is None or sum(k == "end" for _, k, _ in events) != len(names):
+        raise RuntimeError("the log does not have the end of every job of the run")
+    rows, pass_t = [dict(t_s="0.000", event="origin", job="", start_s=f"{origin:.0f}", nodes="")], None
+    for stamp, kind, g in events:
+        if kind == "pass" and not (min(submits) <= stamp <= last_end):
+            continue
+        t = f"{stamp.timestamp() - origin:.3f}"
+        if kind == "pass":
+            pass_t = t
+            rows.append(dict(t_s=t, event="pass", job="", start_s="", nodes=""))
+        elif kind == "plan":
+            if pass_t is None:
+                raise RuntimeError(f"a planned start of JobId={g[0]} before any backfill pass")
+            start = datetime.strptime(g[1], "%Y-%m-%dT%H:%M:%S").timestamp() - origin
+            rows.append(dict(t_s=pass_t, event="plan", job=names[g[0]], start_s=f"{start:.0f}", nodes=g[2]))
+        else:
+            rows.append(dict(t_s=t, event=kind, job=names[g[0]], start_s="", nodes=g[1] if len(g) > 1 else ""))
+    return rows
+
+
+def write_digest(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=DIGEST_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    plans = sum(r["event"] == "plan" for r in rows)
+    passes = sum(r["event"] == "pass" for r in rows)
+    log(f"wrote {path} ({passes} backfill passes, {plans} planned starts)")
+
+
+def digest(args) -> int:
+    """The digest of a recorded run from a kept slurmctld.log."""
+    with open(args.results, newline="") as f:
+        res = list(csv.DictReader(f))
+    if not res or "slurm_id" not in res[0]:
+        sys.exit(f"slurm-replay: {args.results}: not a results file of `run` (no slurm_id column)")
+    names = {r["slurm_id"]: r["job"] for r in res}
+    first = min(res, key=lambda r: int(r["slurm_id"]))
+    try:
+        rows = digest_rows(args.log.read_text(errors="replace"), names, int(first["submit"]))
+    except (RuntimeError, OSError) as e:
+        log(f"{args.log}: {e}")
+        return 3
+    write_digest(args.out, rows)
+    return 0
+
+
 def run(args) -> int:
     jobs = read_list(args.list)
     env = dict(os.environ)
@@ -278,6 +380,8 @@ def run(args) -> int:
         log("the queue is not empty; the replay needs an idle cluster")
         return 3
     offset = comp.stat().st_size if comp.exists() else 0
+    ctld_log = Path(config_value("SlurmctldLogFile", env))
+    log_offset = ctld_log.stat().st_size if ctld_log.exists() else 0
     log(f"{len(jobs)} jobs from {args.list}; SLURM_CONF={env['SLURM_CONF']}; completions from {comp}")
 
     if args.calc_phase is not None:
@@ -337,6 +441,12 @@ def run(args) -> int:
             for *row, expected in poller.rows:
                 w.writerow(row + ["" if expected is None else expected - origin])
         log(f"wrote {args.reasons} ({len(poller.rows)} state/reason changes)")
+    if args.digest:
+        with open(ctld_log, errors="replace") as f:
+            f.seek(log_offset)
+            text = f.read()
+        names = {j["slurm_id"]: j["job"] for j in jobs}
+        write_digest(args.digest, digest_rows(text, names, min(r["submit"] for r in out_rows)))
     bad = [r["job"] for r in out_rows if r["state"] != "COMPLETED"]
     if bad:
         log(f"jobs that did not complete: {' '.join(bad)}")
@@ -393,6 +503,7 @@ def main() -> int:
     r.add_argument("list", type=Path)
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--reasons", type=Path)
+    r.add_argument("--digest", type=Path, help="also write the digest of slurmctld's log for this run")
     r.add_argument("--conf", type=Path, help="slurm.conf (default: $SLURM_CONF, else target/slurm-test)")
     r.add_argument("--timeout", type=float, default=600, help="seconds to wait for the last job (600)")
     r.add_argument("--calc-phase", type=float, metavar="SECONDS",
@@ -408,6 +519,10 @@ def main() -> int:
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     c.add_argument("--tolerance", type=int, default=3, help="seconds (3 = bf_interval 2 s + 1 s resolution)")
+    d = sub.add_parser("digest", help="the digest of slurmctld's log for a recorded run")
+    d.add_argument("results", type=Path, help="the run's RESULTS.csv (for the Slurm ids)")
+    d.add_argument("--log", type=Path, required=True, help="slurmctld.log with the whole run in it")
+    d.add_argument("--out", type=Path, required=True)
     a = p.parse_args()
     if a.cmd == "canonical":
         write_list(canonical_rows(), sys.stdout)
@@ -418,6 +533,8 @@ def main() -> int:
         return 0
     if a.cmd == "compare":
         return compare(a)
+    if a.cmd == "digest":
+        return digest(a)
     return run(a)
 
 

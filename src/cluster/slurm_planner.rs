@@ -90,6 +90,8 @@ struct Slot {
 #[derive(Clone, Debug)]
 struct Running {
     end: SimTime,
+    /// Its place among jobs with the same end (Slurm's job list order: job id).
+    order: u64,
     alloc: Allocation,
 }
 
@@ -103,7 +105,7 @@ pub struct SlurmPlan {
     nodes: Vec<Node>,
     /// Nodes that are up.
     up: NodeSet,
-    /// Running jobs by walltime end.
+    /// Running jobs by walltime end, then `order`.
     running: Vec<Running>,
     slots: Vec<Slot>,
     maintenance: Vec<(SimTime, SimTime)>,
@@ -117,15 +119,21 @@ pub struct SlurmPlan {
 
 impl SlurmPlan {
     /// The plan at `now`: the nodes (with their free GPUs now), which are down, the running
-    /// jobs' `(walltime end, allocation)`, and the maintenance windows. `window` is
+    /// jobs' `(walltime end, order, allocation)`, and the maintenance windows. `window` is
     /// `bf_window`, `resolution` `bf_resolution` (seconds, at least 1).
+    ///
+    /// `order` breaks ties between running jobs with the same end: the will-run test
+    /// removes them in that order. Slurm removes them in its job list's order (a stable
+    /// sort by end of a list kept in job-id order), so give the job id or submission
+    /// index; the order decides where a window closes when a job on none of the usable
+    /// nodes ends at the same second as one on them.
     pub fn new<'a>(
         now: SimTime,
         window: SimTime,
         resolution: SimTime,
         nodes: &[Node],
         down: impl Fn(u32) -> bool,
-        running: impl Iterator<Item = (SimTime, &'a Allocation)>,
+        running: impl Iterator<Item = (SimTime, u64, &'a Allocation)>,
         maintenance: &[(SimTime, SimTime)],
     ) -> SlurmPlan {
         let resolution = resolution.max(1);
@@ -135,8 +143,9 @@ impl SlurmPlan {
                 up.insert(i);
             }
         }
-        let mut running: Vec<Running> = running.map(|(end, a)| Running { end, alloc: a.clone() }).collect();
-        running.sort_unstable_by(|a, b| (a.end, &a.alloc).cmp(&(b.end, &b.alloc)));
+        let mut running: Vec<Running> =
+            running.map(|(end, order, a)| Running { end, order, alloc: a.clone() }).collect();
+        running.sort_unstable_by(|a, b| (a.end, a.order, &a.alloc).cmp(&(b.end, b.order, &b.alloc)));
         let begin = now / resolution * resolution;
         let end = (now.saturating_add(window) / resolution * resolution).max(begin + resolution);
         let mut all = NodeSet::empty(nodes.len());
@@ -159,6 +168,17 @@ impl SlurmPlan {
     /// maintenance is planned around).
     pub fn with_time_limits(mut self, limits: Arc<TimeLimits>) -> SlurmPlan {
         self.time_limits = limits;
+        self
+    }
+
+    /// The plan with its clock `phase` seconds past a multiple of [`FIRST_WINDOW`] on
+    /// Slurm's clock (Unix time): select/cons_tres aligns the will-run windows on multiples
+    /// of 30 s of Unix time, so on a clock whose 0 is Unix time `t0` the phase is
+    /// `t0 % 30`. [`SlurmPlan::new`] takes 0 (the engine's clock has no date); a check
+    /// against a recorded Slurm run needs the run's own phase (its windows close at other
+    /// ends otherwise). Values of 30 or more are taken modulo 30.
+    pub fn with_phase(mut self, phase: SimTime) -> SlurmPlan {
+        self.phase = phase % FIRST_WINDOW;
         self
     }
 
@@ -357,14 +377,15 @@ impl SlurmPlan {
         super::windows::start_from(&self.maintenance, &self.time_limits, w, from)
     }
 
-    /// A job started now on `alloc`, running to `end` (its walltime end): its GPUs are
-    /// taken and the will-run tests of later jobs see it among the running jobs.
-    pub fn started(&mut self, alloc: &Allocation, end: SimTime) {
+    /// A job started now on `alloc`, running to `end` (its walltime end), with its `order`
+    /// (as in [`SlurmPlan::new`]): its GPUs are taken and the will-run tests of later jobs
+    /// see it among the running jobs.
+    pub fn started(&mut self, alloc: &Allocation, end: SimTime, order: u64) {
         for &(n, g) in alloc {
             self.nodes[n as usize].free -= g;
         }
-        let r = Running { end, alloc: alloc.clone() };
-        let i = self.running.partition_point(|x| (x.end, &x.alloc) <= (r.end, &r.alloc));
+        let r = Running { end, order, alloc: alloc.clone() };
+        let i = self.running.partition_point(|x| (x.end, x.order, &x.alloc) <= (r.end, r.order, &r.alloc));
         self.running.insert(i, r);
     }
 

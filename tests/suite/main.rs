@@ -33,6 +33,7 @@ mod nodes;
 mod numbers;
 mod output_folders;
 mod output_safety;
+mod planned_starts;
 mod plot;
 mod policies;
 mod pool_vs_nodes;

@@ -30,7 +30,7 @@ impl NodeCluster {
             self.resolution,
             &self.nodes.nodes,
             |n| self.nodes.is_down(n),
-            self.running.values().map(|r| (r.end, &r.alloc)),
+            self.running.iter().map(|(&job, r)| (r.end, u64::from(job), &r.alloc)),
             &self.maintenance,
         )
         .with_time_limits(self.time_limits.clone());
@@ -51,7 +51,7 @@ impl NodeCluster {
             let ask = self.ask(&w);
             match plan.earliest(&ask, reserved >= self.reservations) {
                 Some((t, alloc)) if t == now => {
-                    plan.started(&alloc, now.saturating_add(w.q.walltime));
+                    plan.started(&alloc, now.saturating_add(w.q.walltime), u64::from(w.q.job));
                     walk.take(&mut self.queue, a); // the cursor now points at the next
                     self.start(now, &w, alloc, started);
                     if self.busy == self.total || !plan.any_free_now() {

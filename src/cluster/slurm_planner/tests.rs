@@ -16,7 +16,15 @@ fn one(k: u32, walltime: SimTime) -> Ask {
 /// n3, 64), f04 (6 on n4, 126). Node numbers here are Slurm's minus one.
 fn frag_40_1_at(now: SimTime) -> SlurmPlan {
     let running = [(120, vec![(0, 8), (1, 8)]), (62, vec![(2, 2)]), (64, vec![(2, 6)]), (126, vec![(3, 6)])];
-    SlurmPlan::new(now, 3600, 1, &nodes(&[0, 0, 0, 2]), |_| false, running.iter().map(|(e, a)| (*e, a)), &[])
+    SlurmPlan::new(
+        now,
+        3600,
+        1,
+        &nodes(&[0, 0, 0, 2]),
+        |_| false,
+        running.iter().enumerate().map(|(i, (e, a))| (*e, i as u64, a)),
+        &[],
+    )
 }
 
 #[test]
@@ -41,6 +49,42 @@ fn a_job_is_planned_at_the_end_of_the_last_job_of_its_group_as_slurm_planned_fra
     assert_eq!((t, a), (126, vec![(2, 8)]));
 }
 
+/// frag-40-4 at its pass of 67 s (its clock is 16 s past a multiple of 30 s of Unix
+/// time): f21 (16 CPUs on n1-n2, limit end 119), f25 (2 on n3, 115), f26 (5 on n3, 185),
+/// f27 (7 on n4, 125) and f37 (1 on n3, 125), each with its job id as its order.
+fn frag_40_4_at_67(f27_order: u64) -> SlurmPlan {
+    let running = [
+        (119, 21, vec![(0, 8), (1, 8)]),
+        (115, 25, vec![(2, 2)]),
+        (185, 26, vec![(2, 5)]),
+        (125, f27_order, vec![(3, 7)]),
+        (125, 37, vec![(2, 1)]),
+    ];
+    SlurmPlan::new(67, 3600, 1, &nodes(&[0, 0, 0, 1]), |_| false, running.iter().map(|(e, o, a)| (*e, *o, a)), &[])
+        .with_phase(16)
+}
+
+#[test]
+fn running_jobs_with_the_same_end_leave_in_job_id_order_as_slurm_planned_frag_40_4() {
+    // f28 (7 CPUs, 60 s): n4 at 125 (slurmctld: +125 on n4).
+    let mut p = frag_40_4_at_67(27);
+    let (t, a) = p.earliest(&one(7, 60), false).expect("planned");
+    assert_eq!((t, a.clone()), (125, vec![(3, 7)]));
+    p.reserve(t, &a, 60);
+    // f29 (3 CPUs) on n1-n3 (n4 is f28's from 125). Ends in order: 115 (n3), 119 (n1-n2),
+    // then the two at 125: f27 (on n4, passed over) before f37 (on n3), as their ids.
+    // Barrier 115 + 16 = 131 rounded up to 150, i.e. 134: the group takes ends up to 164.
+    // After f37 the next end, f26's 185, is past it: the group closes and the job fits
+    // n3's 3 free CPUs at 125 (slurmctld: +125 on n3).
+    assert_eq!(p.earliest(&one(3, 60), false), Some((125, vec![(2, 3)])));
+    // With f37 before f27 the passed-over f27 comes last, so f26 joins the group and
+    // the job is planned at 185 (on n1): what burstsim gave when ties went by allocation.
+    let mut q = frag_40_4_at_67(40);
+    let (t, a) = q.earliest(&one(7, 60), false).expect("planned");
+    q.reserve(t, &a, 60);
+    assert_eq!(q.earliest(&one(3, 60), false), Some((185, vec![(0, 3)])));
+}
+
 #[test]
 fn a_job_that_fits_now_on_nodes_no_reservation_holds_starts_now() {
     let mut p = frag_40_1_at(6);
@@ -61,7 +105,15 @@ fn the_windows_double_after_each_group() {
     // A job of 6 fits after the second group: planned at 200 (the exact start: 200);
     // a job of 4 fits after the first: 75 (exact: 75).
     let running = [(40, vec![(0, 2)]), (75, vec![(0, 2)]), (200, vec![(0, 2)]), (500, vec![(0, 2)])];
-    let p = SlurmPlan::new(0, 3600, 1, &nodes(&[0]), |_| false, running.iter().map(|(e, a)| (*e, a)), &[]);
+    let p = SlurmPlan::new(
+        0,
+        3600,
+        1,
+        &nodes(&[0]),
+        |_| false,
+        running.iter().enumerate().map(|(i, (e, a))| (*e, i as u64, a)),
+        &[],
+    );
     assert_eq!(p.earliest(&one(8, 10), false).map(|x| x.0), Some(500));
     assert_eq!(p.earliest(&one(6, 10), false).map(|x| x.0), Some(200));
     assert_eq!(p.earliest(&one(4, 10), false).map(|x| x.0), Some(75));
@@ -73,7 +125,15 @@ fn the_windows_double_after_each_group() {
     // of 4 is planned at 230. Growing by 30 s (60, 90, 120, 150) would stop at 210 and
     // plan it at 200.
     let running = [(40, vec![(0, 2)]), (200, vec![(0, 2)]), (230, vec![(0, 2)]), (900, vec![(0, 2)])];
-    let p = SlurmPlan::new(0, 3600, 1, &nodes(&[0]), |_| false, running.iter().map(|(e, a)| (*e, a)), &[]);
+    let p = SlurmPlan::new(
+        0,
+        3600,
+        1,
+        &nodes(&[0]),
+        |_| false,
+        running.iter().enumerate().map(|(i, (e, a))| (*e, i as u64, a)),
+        &[],
+    );
     assert_eq!(p.earliest(&one(4, 10), false).map(|x| x.0), Some(230));
 }
 
@@ -81,11 +141,19 @@ fn the_windows_double_after_each_group() {
 fn reservations_sit_on_the_resolution_grid_and_try_later_moves_past_them() {
     // Two nodes: n1 busy until 100 (8 GPUs), n2 idle. bf_resolution 60.
     let running = [(100, vec![(0, 8)])];
-    let mut p = SlurmPlan::new(10, 3600, 60, &nodes(&[0, 8]), |_| false, running.iter().map(|(e, a)| (*e, a)), &[]);
+    let mut p = SlurmPlan::new(
+        10,
+        3600,
+        60,
+        &nodes(&[0, 8]),
+        |_| false,
+        running.iter().enumerate().map(|(i, (e, a))| (*e, i as u64, a)),
+        &[],
+    );
     // A job of 8 for 50 s planned at 100 on n1: reserved on [60, 120) (rounded down).
     let (t, a) = p.earliest(&Ask { shape: Shape::OneNode(8), ..one(8, 50) }, false).unwrap();
     assert_eq!((t, a.clone()), (10, vec![(1, 8)]), "n2 is idle: it starts now");
-    p.started(&a, 60);
+    p.started(&a, 60, 99);
     // A job of 8 for 50 s: n2's job (60) and n1's (100) fall in one group (barrier 90, ends
     // up to 120), so it is planned at 100, on n1 (the lower of two idle nodes), although n2
     // is free at 60. Reserved on [60, 120): both ends rounded down to the minute.
@@ -122,7 +190,15 @@ fn best_fit_picks_the_run_of_consecutive_nodes_with_the_fewest_usable_gpus() {
 #[test]
 fn adding_a_reservation_splits_the_map_and_merges_equal_neighbours() {
     let running = [(1000, vec![(0, 8), (1, 8)])];
-    let mut p = SlurmPlan::new(0, 600, 1, &nodes(&[0, 0]), |_| false, running.iter().map(|(e, a)| (*e, a)), &[]);
+    let mut p = SlurmPlan::new(
+        0,
+        600,
+        1,
+        &nodes(&[0, 0]),
+        |_| false,
+        running.iter().enumerate().map(|(i, (e, a))| (*e, i as u64, a)),
+        &[],
+    );
     p.reserve(100, &vec![(0, 8)], 100);
     assert_eq!(p.records(), vec![(0, 100, vec![0, 1]), (100, 200, vec![1]), (200, 600, vec![0, 1])]);
     // A second reservation on the same node right after: [200, 300) loses n1, and the
