@@ -160,16 +160,10 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                 "--out-of-sample fits its own outages and cycle on a pool: leave out --gpus-per-node, --outages and --cycle".into()
             ));
         }
-        if !(2..=1000).contains(&t.replications) {
-            bail!(usage(format!("--replications {} is not allowed; give 2 to 1000", t.replications)));
-        }
+        holdout_replications(t.replications)?;
         let h = burstsim::evidence::holdout::out_of_sample(&log, gpus, units, procs_per_gpu, t.replications, t.seed)
             .map_err(|e| usage(format!("{}: {e}", path.display())))?;
-        if let Some(file) = &t.fitted_out {
-            burstsim::write::atomic_write(file, h.scenario_toml.as_bytes())
-                .with_context(|| format!("could not write '{}'", file.display()))?;
-            say!("burstsim: wrote {}", file.display());
-        }
+        write_fitted(t.fitted_out.as_deref(), &h.scenario_toml)?;
         match a.format {
             Format::Csv => print!("{}", h.to_csv()),
             Format::Table => {
@@ -366,16 +360,10 @@ fn site_rules_out_of_sample(
                 .into()
         ));
     }
-    if !(2..=1000).contains(&t.replications) {
-        bail!(usage(format!("--replications {} is not allowed; give 2 to 1000", t.replications)));
-    }
+    holdout_replications(t.replications)?;
     let h = burstsim::evidence::rules_holdout::rules_out_of_sample(log, o, rules, t.replications, t.seed)
         .map_err(|e| usage(format!("{}: {e}", path.display())))?;
-    if let Some(file) = &t.fitted_out {
-        burstsim::write::atomic_write(file, h.scenario_toml.as_bytes())
-            .with_context(|| format!("could not write '{}'", file.display()))?;
-        say!("burstsim: wrote {}", file.display());
-    }
+    write_fitted(t.fitted_out.as_deref(), &h.scenario_toml)?;
     match a.format {
         Format::Csv => print!("{}", h.to_csv()),
         Format::Table => {
@@ -572,4 +560,22 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
     }
     println!("\nWrote {}; run it with: burstsim run {}", out.display(), out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The replications an out-of-sample check accepts (2 for an interval; at most 1000).
+fn holdout_replications(n: u32) -> Result<()> {
+    if !(2..=1000).contains(&n) {
+        bail!(usage(format!("--replications {n} is not allowed; give 2 to 1000")));
+    }
+    Ok(())
+}
+
+/// Writes an out-of-sample check's fitted scenario where `--fitted-out` asks.
+fn write_fitted(file: Option<&std::path::Path>, toml: &str) -> Result<()> {
+    if let Some(file) = file {
+        burstsim::write::atomic_write(file, toml.as_bytes())
+            .with_context(|| format!("could not write '{}'", file.display()))?;
+        say!("burstsim: wrote {}", file.display());
+    }
+    Ok(())
 }
