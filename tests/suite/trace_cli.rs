@@ -436,8 +436,11 @@ fn the_fair_share_lists_tell_fifo_and_the_two_algorithms_apart() {
 /// The lists recorded for Slurm's planner (issue 22 item 2; docs/VALIDATION.md, "Slurm's
 /// backfill planner"): five runs of random-30, three of the fragmentation-heavy frag-40.
 const PLANNER_LISTS: &[(&str, &[&str])] = &[
-    ("random-30", &["random-30-1", "random-30-2", "random-30-3", "random-30-4", "random-30-5"]),
-    ("frag-40", &["frag-40-1", "frag-40-2", "frag-40-3"]),
+    (
+        "random-30",
+        &["random-30-1", "random-30-2", "random-30-3", "random-30-4", "random-30-5", "random-30-6", "random-30-7"],
+    ),
+    ("frag-40", &["frag-40-1", "frag-40-2", "frag-40-3", "frag-40-4", "frag-40-5"]),
 ];
 
 /// Starts within 3 s between two recorded runs of one list.
@@ -472,10 +475,10 @@ fn slurms_planner_on_the_recorded_lists_measures_as_docs_validation_says() {
             let (e, s) = (with(&[]), with(SLURM));
             let (ec, sc) = (with(&["--completing", "1"]), with(&[SLURM, &["--completing", "1"]].concat()));
             // Without the 1-s release Slurm takes after every end, both planners wait less
-            // than Slurm on every run, outside the ±10% target (0.58-0.89 of Slurm's).
+            // than Slurm on every run (0.54-0.92 of Slurm's mean wait).
             for (name, rows) in [("exact", &e), ("slurm", &s)] {
                 let r = mean_wait_ratio(rows, run);
-                assert!(r < 0.9, "{run} {name}: mean wait ratio {r:.2}");
+                assert!(r < 0.95, "{run} {name}: mean wait ratio {r:.2}");
             }
             ratio_exact_c += mean_wait_ratio(&ec, run) / runs.len() as f64;
             ratio_slurm_c += mean_wait_ratio(&sc, run) / runs.len() as f64;
@@ -485,9 +488,11 @@ fn slurms_planner_on_the_recorded_lists_measures_as_docs_validation_says() {
             slurm_c += agree(&sc);
         }
         // With it, the list's mean wait (the mean of its runs' ratios) is within ±10% of
-        // Slurm's under either planner.
-        for (name, r) in [("exact", ratio_exact_c), ("slurm", ratio_slurm_c)] {
-            assert!((0.9..=1.1).contains(&r), "{list} {name} --completing 1: mean wait ratio {r:.2}");
+        // Slurm's under Slurm's planner on both lists; the exact planner's is on random-30
+        // only (0.987; frag-40 0.889, docs/VALIDATION.md).
+        let (want_exact, want_slurm) = if list == "random-30" { (0.987, 0.976) } else { (0.889, 0.930) };
+        for (name, r, want) in [("exact", ratio_exact_c, want_exact), ("slurm", ratio_slurm_c, want_slurm)] {
+            assert!((r - want).abs() < 0.0005, "{list} {name} --completing 1: mean wait ratio {r:.3}, docs say {want}");
         }
         let n = runs.len();
         let jobs = replay_starts(runs[0], ON_NODES).len();
@@ -501,8 +506,15 @@ fn slurms_planner_on_the_recorded_lists_measures_as_docs_validation_says() {
             share(slurm_c, n)
         );
         // What the figures are: neither planner reaches Slurm's own agreement without the
-        // release delay; with it, Slurm's planner agrees more often than without.
+        // release delay; with it, Slurm's planner agrees more often than without, the exact
+        // planner reaches Slurm's own agreement on random-30 and Slurm's on frag-40.
         assert!(share(exact, n) < own && share(slurm, n) < own, "{list}");
         assert!(share(slurm_c, n) > share(slurm, n), "{list}");
+        let got = [own, share(exact, n), share(slurm, n), share(exact_c, n), share(slurm_c, n)];
+        let want =
+            if list == "random-30" { [0.913, 0.848, 0.819, 0.924, 0.905] } else { [0.593, 0.500, 0.515, 0.575, 0.645] };
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 0.0005, "{list}: {got:.3?}, docs/VALIDATION.md says {want:?}");
+        }
     }
 }
