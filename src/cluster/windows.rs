@@ -36,7 +36,9 @@ pub(super) fn clear_from(windows: &[(SimTime, SimTime)], w: SimTime, from: SimTi
 /// maintenance window and the time-of-day limits let it start (its request within the
 /// MaxTime then, and ending in its window where the window demands it). Both searches only
 /// move forward, so alternating them until neither moves gives the earliest time both
-/// allow.
+/// allow. Inlined: the plan asks it at every earliest-start query, and without limits it
+/// is [`clear_from`] and one test.
+#[inline]
 pub(super) fn start_from(windows: &[(SimTime, SimTime)], limits: &TimeLimits, w: SimTime, from: SimTime) -> SimTime {
     let mut t = clear_from(windows, w, from);
     if limits.is_empty() {
