@@ -85,6 +85,91 @@ pub(super) fn earliest_where(
     }
 }
 
+/// [`earliest_where`] on the sum of two step functions, without writing the sum out: the
+/// earliest `t ≥ from` (and ≤ `until`) such that every value of `a + b` on `[t, t + len)`
+/// satisfies `ok`. Both must start at or before `from`. The two are walked together,
+/// piece by piece of the sum (a break of either is a break of the sum), so the cost is
+/// that of walking both over the range searched. The plan keeps an account's running
+/// jobs (`a`, hundreds of pieces) apart from the pass's few reservations (`b`).
+pub(super) fn earliest_where_sum(
+    a: &Steps,
+    b: &Steps,
+    ok: impl Fn(i64) -> bool,
+    len: SimTime,
+    from: SimTime,
+    until: SimTime,
+) -> Option<SimTime> {
+    // The piece of the sum at (i, j) is a[i] + b[j]; the next break is the nearer of the
+    // two next pieces. Moves (i, j) to the next piece of the sum and returns its start.
+    let step = |i: &mut usize, j: &mut usize| -> Option<SimTime> {
+        let next_a = a.get(*i + 1).map(|p| p.0);
+        let next_b = b.get(*j + 1).map(|p| p.0);
+        let next = match (next_a, next_b) {
+            (Some(x), Some(y)) => x.min(y),
+            (Some(x), None) => x,
+            (None, Some(y)) => y,
+            (None, None) => return None,
+        };
+        if next_a == Some(next) {
+            *i += 1;
+        }
+        if next_b == Some(next) {
+            *j += 1;
+        }
+        Some(next)
+    };
+    let mut i = a.partition_point(|&(f, _)| f <= from).saturating_sub(1);
+    let mut j = b.partition_point(|&(f, _)| f <= from).saturating_sub(1);
+    let mut start = from;
+    loop {
+        // Advance to a piece where the value is acceptable.
+        while !ok(a[i].1 + b[j].1) {
+            start = step(&mut i, &mut j)?;
+        }
+        if start > until {
+            return None;
+        }
+        // Check the pieces covering [start, start + len).
+        let end = start.saturating_add(len);
+        loop {
+            match step(&mut i, &mut j) {
+                None => return Some(start),
+                Some(t) if t >= end => return Some(start),
+                Some(t) if !ok(a[i].1 + b[j].1) => {
+                    start = t;
+                    break;
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// The sum of two step functions written out, with a piece at every break of either
+/// (for the tests: [`earliest_where_sum`] is the plan's way to read it).
+#[cfg(test)]
+pub(super) fn sum(a: &Steps, b: &Steps) -> Steps {
+    let start = a[0].0.max(b[0].0);
+    let mut i = a.partition_point(|&(f, _)| f <= start) - 1;
+    let mut j = b.partition_point(|&(f, _)| f <= start) - 1;
+    let mut out = vec![(start, a[i].1 + b[j].1)];
+    loop {
+        let next = match (a.get(i + 1), b.get(j + 1)) {
+            (Some(x), Some(y)) => x.0.min(y.0),
+            (Some(x), None) => x.0,
+            (None, Some(y)) => y.0,
+            (None, None) => return out,
+        };
+        if a.get(i + 1).is_some_and(|x| x.0 == next) {
+            i += 1;
+        }
+        if b.get(j + 1).is_some_and(|y| y.0 == next) {
+            j += 1;
+        }
+        out.push((next, a[i].1 + b[j].1));
+    }
+}
+
 /// Adds `delta` to the steps on `[a, b)`.
 pub(super) fn add(steps: &mut Steps, a: SimTime, b: SimTime, delta: i64) {
     if b <= a {
@@ -149,6 +234,41 @@ mod tests {
             }
             let walk = earliest_at_least_until(&steps, need, len, from, until).map(|t| (t, value_at(&steps, t)));
             proptest::prop_assert_eq!(earliest_on_rising(&steps, need, from, until), walk);
+        }
+    }
+
+    /// Random step functions from time `t0`: `(gap, value)` pieces.
+    fn steps_from(t0: SimTime, pieces: &[(u64, i64)]) -> Steps {
+        let mut steps: Steps = vec![(t0, pieces.first().map_or(0, |p| p.1))];
+        for &(gap, v) in pieces.iter().skip(1) {
+            let t = steps.last().expect("non-empty").0 + gap;
+            steps.push((t, v));
+        }
+        steps
+    }
+
+    proptest::proptest! {
+        /// Walking two step functions together finds what the walk on their sum written
+        /// out finds, and the sum written out has the same value everywhere.
+        #[test]
+        fn the_walk_of_a_sum_agrees_with_the_walk_of_the_sum_written_out(
+            a in proptest::collection::vec((1u64..40, 0i64..6), 1..12),
+            b in proptest::collection::vec((1u64..40, 0i64..4), 1..6),
+            b_start in 0u64..30,
+            most in 0i64..9,
+            len in 1u64..150,
+            from in 30u64..400,
+            until in 30u64..500,
+        ) {
+            let (a, b) = (steps_from(30, &a), steps_from(b_start, &b));
+            let written = sum(&a, &b);
+            for t in 30..450 {
+                proptest::prop_assert_eq!(value_at(&written, t), value_at(&a, t) + value_at(&b, t), "at {}", t);
+            }
+            proptest::prop_assert_eq!(
+                earliest_where_sum(&a, &b, |v| v <= most, len, from, until),
+                earliest_where(&written, |v| v <= most, len, from, until)
+            );
         }
     }
 
