@@ -131,6 +131,39 @@ pub struct Plan {
 /// `Plan::first`'s "no piece has that many free GPUs".
 const NONE: i64 = i64::MIN;
 
+/// Replaces `old` by `new` in a sorted column of [`Plan::ranked`] (an entry whose `free`
+/// is `NONE` is not listed). When both are listed, only the entries between their two
+/// places move, one step each: a refresh re-ranks ~10 entries per pass, and a remove and
+/// an insert each moved the column's whole tail.
+fn rerank(ranked: &mut Vec<(SimTime, i64, u32)>, old: (SimTime, i64, u32), new: (SimTime, i64, u32)) {
+    let at_old = (old.1 != NONE).then(|| {
+        let i = ranked.partition_point(|e| *e < old);
+        debug_assert_eq!(ranked.get(i), Some(&old), "invariant: `ranked` mirrors `first`");
+        i
+    });
+    match (at_old, new.1 != NONE) {
+        (Some(i), true) => {
+            let j = ranked.partition_point(|e| *e < new);
+            if j > i {
+                // `new` goes after `old`'s place: the entries between move down one.
+                ranked.copy_within(i + 1..j, i);
+                ranked[j - 1] = new;
+            } else {
+                ranked.copy_within(j..i, j + 1);
+                ranked[j] = new;
+            }
+        }
+        (Some(i), false) => {
+            ranked.remove(i);
+        }
+        (None, true) => {
+            let j = ranked.partition_point(|e| *e < new);
+            ranked.insert(j, new);
+        }
+        (None, false) => {}
+    }
+}
+
 impl Plan {
     /// The plan at `now`: nodes with their free GPUs now, the running jobs' releases per
     /// node (`(node, walltime end, gpus)`), the accounts' use now and running jobs, and
@@ -300,16 +333,7 @@ impl Plan {
                 };
                 let old = std::mem::replace(&mut self.first[col + k][slot], entry);
                 if old != entry {
-                    let ranked = &mut self.ranked[col + k];
-                    if old.1 != NONE {
-                        let at = ranked.partition_point(|e| *e < old);
-                        debug_assert_eq!(ranked.get(at), Some(&old), "invariant: `ranked` mirrors `first`");
-                        ranked.remove(at);
-                    }
-                    if entry.1 != NONE {
-                        let at = ranked.partition_point(|e| *e < entry);
-                        ranked.insert(at, entry);
-                    }
+                    rerank(&mut self.ranked[col + k], old, entry);
                 }
             }
         }
