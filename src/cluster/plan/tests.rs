@@ -3,7 +3,7 @@
 //! and maintenance on small hand-made clusters. The step functions' own tests are in
 //! `steps.rs`.
 
-use super::steps::earliest_on_rising;
+use super::steps::{earliest_on_rising, earliest_where};
 use super::*;
 
 /// What the cluster keeps for the plan in the property test below: nodes, releases per
@@ -137,6 +137,33 @@ fn assert_same_steps(kept: &Plan, fresh: &Plan) {
     assert_eq!(kept.free_now, fresh.free_now);
 }
 
+/// The earliest start ≥ `from` that the account's limits allow, by the plain walk on its
+/// steps written out with this pass's reservations (the reference for the plan's bound,
+/// its walk of base and reservations together, and its binary search to the first time
+/// the running jobs alone leave room).
+fn account_reference(plan: &Plan, ask: &Ask, from: SimTime) -> Option<SimTime> {
+    let a = usize::from(ask.account);
+    let (gpu_cap, job_cap) = plan.caps[a];
+    let (gpus, jobs) = plan.account_applied(a);
+    let mut t = from;
+    for _ in 0..64 {
+        let mut next = t;
+        if let Some(cap) = gpu_cap {
+            let most = i64::from(cap) - i64::from(ask.gpus);
+            next = next.max(earliest_where(&gpus, |v| v <= most, ask.walltime, t, SimTime::MAX)?);
+        }
+        if let Some(cap) = job_cap {
+            let most = i64::from(cap) - 1;
+            next = next.max(earliest_where(&jobs, |v| v <= most, ask.walltime, next, SimTime::MAX)?);
+        }
+        if next == t {
+            return Some(t);
+        }
+        t = next;
+    }
+    None
+}
+
 proptest::proptest! {
     /// A plan kept between passes and refreshed (only changed nodes and accounts
     /// rebuilt, reservations on copies) holds exactly the steps of a plan rebuilt from
@@ -231,9 +258,12 @@ proptest::proptest! {
                 if let Shape::OneNode(k) = ask.shape {
                     proptest::prop_assert_eq!(kept.one_node_now(ask.partition, k, walltime), kept.one_node(&ask, now));
                 }
-                // The account's bound answers as the search on its steps would.
+                // The account's bound answers as the search on its steps would, and the
+                // search as the plain walk on the steps written out.
                 for from in [now, now + 30, now + 120] {
-                    proptest::prop_assert_eq!(kept.clone().account_from(&ask, from), kept.clone().account_search(&ask, from));
+                    let searched = kept.clone().account_search(&ask, from);
+                    proptest::prop_assert_eq!(kept.clone().account_from(&ask, from), searched);
+                    proptest::prop_assert_eq!(searched, account_reference(&kept, &ask, from));
                 }
                 proptest::prop_assert_eq!(kept.start_now(&ask), fresh.start_now(&ask));
                 let found = kept.earliest(&ask);
