@@ -27,7 +27,7 @@ use super::limits::Limits;
 use super::placement::{Allocation, Nodes, Shape};
 use super::plan::{Ask, Plan};
 use super::priority::PriorityState;
-use super::queue::{Queue, Waiting, Walk};
+use super::queue::{Key, Queue, Waiting, Walk};
 use super::request::{QueuedJob, Request};
 
 mod slurm_pass;
@@ -93,6 +93,14 @@ pub struct NodeCluster {
     queued_group: usize,
     /// Something changed since the last main pass / backfill pass.
     dirty_main: bool,
+    /// The last main pass stopped with every partition blocked, at the jobs in
+    /// `main_blockers` (per partition, the first job that did not fit), and nothing but
+    /// arrivals changed since: a main pass would stop at the same jobs and start
+    /// nothing, unless an arrival comes before its partition's blocker. Never set with
+    /// time-of-day limits (a job can become over its MaxTime, skipped instead of
+    /// blocking, as time passes).
+    main_settled: bool,
+    main_blockers: Vec<Key>,
     dirty_backfill: bool,
     /// Nodes that are down (failed or drained) and until when: `(node, until)`.
     down: Vec<(u32, SimTime)>,
@@ -140,6 +148,8 @@ impl NodeCluster {
             queued_gpu_secs: 0,
             queued_group: 0,
             dirty_main: false,
+            main_settled: false,
+            main_blockers: Vec::new(),
             dirty_backfill: false,
             down: Vec::new(),
         }
@@ -219,7 +229,10 @@ impl NodeCluster {
     fn insert(&mut self, w: Waiting) {
         self.queue.insert(w);
         self.limits.submitted(w.req.account);
-        self.dirty_main = true;
+        // The main pass would stop at its partition's blocker again, before this job.
+        if !(self.main_settled && self.main_blockers[usize::from(w.req.partition)] < w.key()) {
+            self.dirty_main = true;
+        }
         // A new job changes what backfill can start only if it could start now itself:
         // its reservation, were it to get one, would only restrict the others.
         if self.nodes.fits(w.req.partition, w.shape) {
@@ -267,6 +280,7 @@ impl NodeCluster {
         if let Some(w) = self.queue.remove(job) {
             self.forget(&w);
             self.limits.withdrawn(w.req.account);
+            self.main_settled = false;
             self.release_deferred(now, w.req.account);
             self.dirty_main = true;
             self.dirty_backfill = true;
@@ -295,6 +309,7 @@ impl NodeCluster {
         self.nodes.give_back(&r.alloc);
         self.busy -= r.alloc.iter().map(|a| a.1).sum::<u32>();
         self.limits.ended(r.account, r.gpus);
+        self.main_settled = false;
         self.release_deferred(now, r.account);
         self.dirty_main = true;
         self.dirty_backfill = true;
@@ -330,11 +345,15 @@ impl NodeCluster {
 
     /// Marks that something outside the queue changed (maintenance ended).
     pub fn invalidate(&mut self) {
+        self.main_settled = false;
         self.dirty_main = true;
         self.dirty_backfill = true;
     }
 
     fn start(&mut self, now: SimTime, w: &Waiting, alloc: Allocation, started: &mut Vec<QueuedJob>) {
+        // A start can put a blocker's account at its limit: then it is skipped, not
+        // blocking, and a main pass may start the job behind it.
+        self.main_settled = false;
         self.accrue(now);
         self.nodes.take(&alloc);
         let held: u32 = alloc.iter().map(|a| a.1).sum();
@@ -381,6 +400,7 @@ impl NodeCluster {
         });
         // A new order may let the main scheduler start a job; backfill runs again on the
         // next change of capacity (a new order moves reservations but frees nothing).
+        self.main_settled = false;
         self.dirty_main = true;
     }
 
@@ -392,6 +412,11 @@ impl NodeCluster {
         if self.dirty_main {
             self.main_pass(now, started);
             self.dirty_main = false;
+        } else {
+            debug_assert!(
+                !(self.main_settled && self.main_pass_would_start(now)),
+                "invariant: a main pass skipped for arrivals behind the blockers would start nothing"
+            );
         }
         if self.scheduler == SchedulerKind::EasyBackfill && self.dirty_backfill && now.is_multiple_of(self.interval) {
             self.backfill_pass(now, started);
@@ -428,12 +453,14 @@ impl NodeCluster {
     }
 
     fn main_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
+        self.main_settled = false;
         if self.busy == self.total || self.queue.is_empty() {
             return; // the walk below would stop at its first job
         }
         let mut blocked = std::mem::take(&mut self.scratch_blocked);
         blocked.clear();
         blocked.resize(self.max_per_node.len(), false);
+        self.main_blockers.resize(blocked.len(), Key::FIRST);
         let mut walk = self.walk_from_front();
         while let Some(a) = walk.next() {
             if self.busy == self.total || blocked.iter().all(|&b| b) {
@@ -457,10 +484,38 @@ impl NodeCluster {
                 continue;
             }
             blocked[p] = true;
+            self.main_blockers[p] = w.key();
             walk.skip(&self.queue, a, self.open(a));
         }
+        self.main_settled = blocked.iter().all(|&b| b) && self.time_limits.is_empty();
         self.scratch_blocked = blocked;
         self.walk = walk;
+    }
+
+    /// Whether a main pass now would start a job: a dry run in queue order, for the debug
+    /// check that the passes `main_settled` skips start nothing.
+    fn main_pass_would_start(&self, now: SimTime) -> bool {
+        if self.busy == self.total {
+            return false;
+        }
+        let mut blocked = vec![false; self.max_per_node.len()];
+        for w in self.queue.iter() {
+            let p = usize::from(w.req.partition);
+            if blocked.iter().all(|&b| b) {
+                break;
+            }
+            if blocked[p]
+                || self.limits.hold(w.req.account, self.allocated_gpus(w)).is_some()
+                || self.over_time_limit(now, w.q.walltime)
+            {
+                continue;
+            }
+            if !self.maintenance_blocks(now, w.q.walltime) && self.place_now(w.req.partition, w.shape).is_some() {
+                return true;
+            }
+            blocked[p] = true;
+        }
+        false
     }
 
     /// GPUs a job will hold (whole nodes for a multi-node job without a shape).

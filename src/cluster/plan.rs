@@ -603,7 +603,8 @@ impl Plan {
             }
             if let Some(cap) = job_cap {
                 let most = i64::from(cap) - 1;
-                next = next.max(earliest_where_sum(jobs, jobs_reserved, |v| v <= most, ask.walltime, next, SimTime::MAX)?);
+                next =
+                    next.max(earliest_where_sum(jobs, jobs_reserved, |v| v <= most, ask.walltime, next, SimTime::MAX)?);
             }
             if next == t {
                 return Some(t);

@@ -34,6 +34,9 @@ impl Waiting {
 pub(super) struct Key(f64, u64);
 
 impl Key {
+    /// A key before every job's (a placeholder).
+    pub(super) const FIRST: Key = Key(f64::INFINITY, 0);
+
     /// The key as integers that compare as the key does: `f64::total_cmp` orders the
     /// priorities as it orders these bits (its own definition), and `!` reverses an
     /// `i64`'s order exactly (higher priority first). A walk compares these at every step.
