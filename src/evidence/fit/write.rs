@@ -117,7 +117,7 @@ fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_wh
     // With requests, run time and request are drawn together from the log's pairs; the
     // parametric fit stays in the header for reference.
     let requests = c.requests.as_ref().map(|r| {
-        let round = |v: &[f64]| v.iter().map(|x| parse_num(x)).collect::<Vec<f64>>();
+        let round = |v: &[f64]| v.iter().map(parse_num).collect::<Vec<f64>>();
         let hours = round(&r.hours);
         let used: Vec<Vec<f64>> = r.used_fraction.iter().map(|row| round(row)).collect();
         let mean = Requests::new(hours.clone(), used.clone()).map_or(f64::NAN, |q| q.mean_runtime_h());
