@@ -487,9 +487,9 @@ fn fit_classes(members: &[Member], has_requests: bool) -> Vec<ClassFit> {
     let total_work: f64 = members.iter().map(|(j, _)| work(j)).sum();
     let mut classes = Vec::new();
     for (lo, hi) in size_classes(members.iter().map(|(j, _)| j.gpus), members.len()) {
-        let pairs: Vec<(SimTime, SimTime)> =
-            members.iter().filter(|(j, _)| j.gpus >= lo && j.gpus <= hi).map(|(j, r)| (j.runtime, *r)).collect();
-        let members: Vec<&Job> = members.iter().map(|(j, _)| *j).filter(|j| (lo..=hi).contains(&j.gpus)).collect();
+        let class: Vec<Member> = members.iter().copied().filter(|(j, _)| (lo..=hi).contains(&j.gpus)).collect();
+        let pairs: Vec<(SimTime, SimTime)> = class.iter().map(|(j, r)| (j.runtime, *r)).collect();
+        let members: Vec<&Job> = class.iter().map(|(j, _)| *j).collect();
         let hours: Vec<f64> = members.iter().map(|j| j.runtime as f64 / 3600.0).collect();
         let Some(fits) = mle::fit_all(&hours) else { continue };
         let mut counts: Vec<(u32, usize)> = Vec::new();

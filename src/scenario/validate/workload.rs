@@ -3,8 +3,8 @@
 //! and hourly profiles that shape their arrivals into a [`Calendar`].
 
 use super::*;
-use crate::scenario::Timing;
 use crate::scenario::calendar::{HourlyProfile, Season, SeasonWindow};
+use crate::scenario::model::Timing;
 use crate::scenario::requests::Requests;
 
 /// A job class; with `by_share`, `rate_per_sec` temporarily holds the load share.
