@@ -240,6 +240,10 @@ pub fn to_toml(fit: &LogFit) -> String {
     let _ = writeln!(s, "#");
     let _ = writeln!(s, "# Runtime (hours) by maximum likelihood; used: the lowest AIC among the fits whose mean is");
     let _ = writeln!(s, "# within 20% of the log's (else the closest mean), so the load implies the log's job counts.");
+    if fit.classes.iter().any(|c| c.requests.is_some()) {
+        let _ = writeln!(s, "# The log records requests, so the classes draw run times with them (`requests`) and the");
+        let _ = writeln!(s, "# chosen fits are for reference only.");
+    }
     let _ = writeln!(s, "# KS = Kolmogorov-Smirnov distance between the fit and the log (0 = perfect).");
     let _ = writeln!(
         s,
