@@ -94,3 +94,13 @@ impl Job {
         w.max(work).min(max_walltime.unwrap_or(SimTime::MAX))
     }
 }
+
+/// The walltime factor whose request for `runtime` seconds is exactly `request` (the
+/// engine rounds the product up, and `request / runtime × runtime` may land just above).
+pub fn exact_factor(request: i64, runtime: SimTime) -> f64 {
+    let mut f = request as f64 / runtime as f64;
+    while (runtime as f64 * f).ceil() > request as f64 {
+        f = f.next_down();
+    }
+    f
+}

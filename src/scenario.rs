@@ -19,6 +19,7 @@ pub mod locate;
 mod model;
 pub mod raw;
 pub mod recurring;
+pub mod requests;
 pub mod sensitivity;
 pub mod shape;
 mod trace_source;
@@ -26,7 +27,7 @@ mod validate;
 
 pub use model::{
     Account, Backfill, Budget, Campus, ComputeTimeout, JobClass, Multifactor, NodeGroup, Offer, Partition, Policy,
-    Priority, Rule, Scenario, Target,
+    Priority, Rule, Scenario, Target, Timing,
 };
 pub use trace_source::TraceSource;
 pub use validate::{GROUP_ACCOUNT, OTHERS_ACCOUNT};

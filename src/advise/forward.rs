@@ -384,7 +384,7 @@ fn ratio_pool(base: &Scenario, seed: u64) -> Vec<f64> {
                     x < 0.0
                 });
                 let class = class.unwrap_or(&classes[classes.len() - 1]);
-                1.0 / class.walltime_factor.sample(&mut rng).clamp(1.0, 1000.0)
+                class.timing.sample_used_fraction(&mut rng)
             })
             .collect()
     } else {

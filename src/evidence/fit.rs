@@ -13,8 +13,12 @@
 //!   its GPU-count mix (`choice` of the observed counts), its share of the work
 //!   (`load_share`), its runtime distribution fitted by maximum likelihood (lognormal,
 //!   gamma, Weibull; the smallest AIC among the fits whose mean is within 20% of the
-//!   class's mean runtime, [`super::mle::best_with_mean`]) and its walltime over-estimate
-//!   factors requested ÷ actual (101 empirical quantiles, clamped to [1, 1000]);
+//!   class's mean runtime, [`super::mle::best_with_mean`]); when the log records requests,
+//!   the class's requested times and run times are written together as `requests`
+//!   ([`RequestFit`]: the request's 101 quantiles, and the used fraction run time ÷ request
+//!   by slice of the request's distribution), which the simulation draws jointly, so the
+//!   requests keep the log's distribution (a site's limits included) and the run times
+//!   theirs; without requests the parametric run time is written with an assumed factor;
 //! - **seasons**: one recurring season per calendar month with multiplier = the month's
 //!   arrival rate ÷ the log's mean rate (jobs per day of the log in that month), so the
 //!   multipliers average 1 over the log's period;
@@ -61,7 +65,7 @@ use super::replay::{ReplayOptions, Units, to_jobs};
 use crate::date::Date;
 use crate::job::Job;
 use crate::trace::{Trace, TraceInfo};
-use crate::units::DAY;
+use crate::units::{DAY, SimTime};
 
 /// Jobs per cell, on average, below which an arrival profile is not estimated (a cell's
 /// relative rate then has a standard error above about 30%).
@@ -142,8 +146,51 @@ pub struct ClassFit {
     pub chosen: Fit,
     /// Mean runtime in the log, hours.
     pub mean_runtime_h: f64,
-    /// Walltime factor quantiles 0, 1, …, 100 %; `None` when the log has no requests.
-    pub walltime_factors: Option<Vec<f64>>,
+    /// Requests and run times drawn together; `None` when the log has no requests.
+    pub requests: Option<RequestFit>,
+}
+
+/// Quantiles of the requested time at equal steps of probability.
+pub const REQUEST_QUANTILES: usize = 101;
+/// Most rows of used-fraction quantiles (slices of the request's distribution).
+pub const USED_ROWS: usize = 10;
+/// Fewest jobs per row of used fractions (fewer rows for a small class).
+pub const MIN_JOBS_PER_ROW: usize = 20;
+/// Quantiles of the used fraction per row.
+pub const USED_QUANTILES: usize = 21;
+
+/// A class's requests and run times as the scenario's `requests` table
+/// ([`crate::scenario::requests`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestFit {
+    /// The requested time's quantiles in hours ([`REQUEST_QUANTILES`], 0 to 100 %).
+    pub hours: Vec<f64>,
+    /// Row k: quantiles ([`USED_QUANTILES`]) of run time ÷ request over the jobs whose
+    /// request ranks in slice k of the class (jobs ordered by request, then by fraction).
+    pub used_fraction: Vec<Vec<f64>>,
+}
+
+impl RequestFit {
+    /// Fits `(run time, request)` pairs in seconds, request ≥ run time ≥ 1 (at least one).
+    pub fn from_pairs(pairs: &[(SimTime, SimTime)]) -> RequestFit {
+        let fraction = |&(r, q): &(SimTime, SimTime)| r as f64 / q as f64;
+        let mut sorted = pairs.to_vec();
+        sorted.sort_by(|a, b| a.1.cmp(&b.1).then(fraction(a).total_cmp(&fraction(b))));
+        let quantiles = |v: &[f64], n: usize| -> Vec<f64> {
+            (0..n).map(|i| crate::stats::percentile_sorted(v, i as f64 / (n - 1) as f64)).collect()
+        };
+        let hours: Vec<f64> = sorted.iter().map(|p| p.1 as f64 / 3600.0).collect();
+        let rows = (sorted.len() / MIN_JOBS_PER_ROW).clamp(1, USED_ROWS);
+        let used_fraction = (0..rows)
+            .map(|k| {
+                let slice = &sorted[sorted.len() * k / rows..sorted.len() * (k + 1) / rows];
+                let mut f: Vec<f64> = slice.iter().map(fraction).collect();
+                f.sort_by(f64::total_cmp);
+                quantiles(&f, USED_QUANTILES)
+            })
+            .collect();
+        RequestFit { hours: quantiles(&hours, REQUEST_QUANTILES), used_fraction }
+    }
 }
 
 /// One calendar month's arrival rate.
@@ -356,9 +403,13 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
         Some(GroupMark::User(u)) => trace.jobs[src].user.as_deref() == Some(u.as_str()),
         Some(GroupMark::Account(a)) => trace.jobs[src].group.as_deref() == Some(a.as_str()),
     };
-    let (mut ours, mut others): (Vec<&Job>, Vec<&Job>) = (Vec::new(), Vec::new());
+    // Each job with its recorded request in seconds (at least its run time; the run time
+    // when the log records none).
+    let (mut ours, mut others): (Vec<Member>, Vec<Member>) = (Vec::new(), Vec::new());
     for (j, &src) in jobs.iter().zip(&conv.source) {
-        if is_group(src) { ours.push(j) } else { others.push(j) }
+        let request = trace.jobs[src].requested_time.filter(|&r| r > 0).map_or(j.runtime, |r| r as SimTime);
+        let member = (j, request.max(j.runtime));
+        if is_group(src) { ours.push(member) } else { others.push(member) }
     }
     let group = match &o.group {
         None => None,
@@ -376,7 +427,7 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
             Some(GroupFit { mark: mark.clone(), jobs: ours.len(), classes })
         }
     };
-    let total_work: f64 = others.iter().map(|j| work(j)).sum();
+    let total_work: f64 = others.iter().map(|(j, _)| work(j)).sum();
     let classes = fit_classes(&others, has_requests);
     if classes.is_empty() {
         let whose = if o.group.is_some() { "the other groups' jobs" } else { "the log's jobs" };
@@ -387,7 +438,7 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
     let mut warnings = Vec::new();
     let (months, profile) = match local(0) {
         Some(t0) => {
-            let submits: Vec<i64> = others.iter().map(|j| t0 + j.submit as i64).collect();
+            let submits: Vec<i64> = others.iter().map(|(j, _)| t0 + j.submit as i64).collect();
             let (from, to) = (t0, t0 + span as i64);
             (seasons(&submits, from, to, &mut warnings), arrival_profile(&submits, from, to, &mut warnings))
         }
@@ -425,15 +476,20 @@ fn work(j: &Job) -> f64 {
     f64::from(j.gpus) * j.runtime as f64
 }
 
+/// A usable job of the log with its recorded request in seconds (≥ its run time).
+type Member<'a> = (&'a Job, SimTime);
+
 /// Size classes of `members`, each with its fits (see the module doc); `work_share` is
 /// within `members`.
-fn fit_classes(members: &[&Job], has_requests: bool) -> Vec<ClassFit> {
+fn fit_classes(members: &[Member], has_requests: bool) -> Vec<ClassFit> {
     // A class whose runtimes cannot be fitted (fewer than 2, or all equal) is left out;
     // the writer reports the jobs that are in no class.
-    let total_work: f64 = members.iter().map(|j| work(j)).sum();
+    let total_work: f64 = members.iter().map(|(j, _)| work(j)).sum();
     let mut classes = Vec::new();
-    for (lo, hi) in size_classes(members.iter().map(|j| j.gpus), members.len()) {
-        let members: Vec<&Job> = members.iter().copied().filter(|j| j.gpus >= lo && j.gpus <= hi).collect();
+    for (lo, hi) in size_classes(members.iter().map(|(j, _)| j.gpus), members.len()) {
+        let class: Vec<Member> = members.iter().copied().filter(|(j, _)| (lo..=hi).contains(&j.gpus)).collect();
+        let pairs: Vec<(SimTime, SimTime)> = class.iter().map(|(j, r)| (j.runtime, *r)).collect();
+        let members: Vec<&Job> = class.iter().map(|(j, _)| *j).collect();
         let hours: Vec<f64> = members.iter().map(|j| j.runtime as f64 / 3600.0).collect();
         let Some(fits) = mle::fit_all(&hours) else { continue };
         let mut counts: Vec<(u32, usize)> = Vec::new();
@@ -444,11 +500,7 @@ fn fit_classes(members: &[&Job], has_requests: bool) -> Vec<ClassFit> {
             }
         }
         counts.sort_unstable();
-        let walltime_factors = has_requests.then(|| {
-            let mut f: Vec<f64> = members.iter().map(|j| j.walltime_factor).collect();
-            f.sort_by(f64::total_cmp);
-            (0..=100).map(|p| crate::stats::percentile_sorted(&f, f64::from(p) / 100.0)).collect()
-        });
+        let requests = has_requests.then(|| RequestFit::from_pairs(&pairs));
         classes.push(ClassFit {
             name: match (counts.first(), counts.last()) {
                 (Some((a, _)), Some((b, _))) if a != b => format!("size-{a}-{b}"),
@@ -460,7 +512,7 @@ fn fit_classes(members: &[&Job], has_requests: bool) -> Vec<ClassFit> {
             chosen: mle::best_with_mean(&fits, hours.iter().sum::<f64>() / hours.len() as f64),
             fits,
             mean_runtime_h: hours.iter().sum::<f64>() / hours.len() as f64,
-            walltime_factors,
+            requests,
         });
     }
     classes

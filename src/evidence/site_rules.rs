@@ -185,15 +185,9 @@ pub fn to_minute(wait: i64) -> i64 {
     (wait + 30).div_euclid(60) * 60
 }
 
-/// The walltime factor whose request for `runtime` seconds is exactly `request` (the
-/// engine rounds the product up, and `request / runtime × runtime` may land just above).
-pub fn exact_factor(request: i64, runtime: SimTime) -> f64 {
-    let mut f = request as f64 / runtime as f64;
-    while (runtime as f64 * f).ceil() > request as f64 {
-        f = f.next_down();
-    }
-    f
-}
+/// The walltime factor whose request for `runtime` seconds is exactly `request` (moved to
+/// [`crate::job::exact_factor`], where generated jobs use it too).
+pub use crate::job::exact_factor;
 
 /// Replays `trace` under `rules` (module doc), then `shakes` more times with shaken
 /// submissions (seed `seed`).

@@ -7,6 +7,7 @@ use super::dist::Sampler;
 use super::raw::{
     BillingMode, BudgetPeriod, FairshareAlgorithm, JobKind, Placement, PolicyKind, RawScenario, SchedulerKind, WhenFull,
 };
+use super::requests::Requests;
 use super::trace_source::TraceSource;
 use super::{capacity, labels};
 use crate::date::Date;
@@ -232,16 +233,14 @@ pub struct JobClass {
     pub rate_per_sec: f64,
     /// GPUs per job.
     pub gpus: Sampler,
-    /// Runtime on a campus GPU, hours.
-    pub runtime_hours: Sampler,
+    /// Run time on a campus GPU and walltime request: how they are drawn.
+    pub timing: Timing,
     /// Memory per GPU, GB.
     pub vram_gb: Sampler,
     /// Data to upload for a cloud run, GB.
     pub data_gb: Sampler,
     /// Deadline after submission, hours.
     pub deadline_hours: Option<Sampler>,
-    /// Walltime request ÷ runtime (≥ 1).
-    pub walltime_factor: Sampler,
     /// CV or transformer.
     pub kind: JobKind,
     /// Slurm account (index into `Campus::accounts`).
@@ -252,6 +251,38 @@ pub struct JobClass {
     pub nodes: u16,
     /// GPUs per node asked for (0: let the scheduler choose).
     pub gpus_per_node: u16,
+}
+
+/// How a class draws its jobs' run times and walltime requests.
+#[derive(Clone, Debug)]
+pub enum Timing {
+    /// `runtime_hours`, then `walltime_factor` (request ÷ run time, ≥ 1), independently.
+    Independent {
+        /// Runtime on a campus GPU, hours.
+        runtime_hours: Sampler,
+        /// Walltime request ÷ runtime (≥ 1).
+        walltime_factor: Sampler,
+    },
+    /// `requests`: the request, then the share of it used, drawn together.
+    Joint(Requests),
+}
+
+impl Timing {
+    /// The mean run time, hours.
+    pub fn mean_runtime_h(&self) -> f64 {
+        match self {
+            Timing::Independent { runtime_hours, .. } => runtime_hours.mean(),
+            Timing::Joint(r) => r.mean_runtime_h(),
+        }
+    }
+
+    /// One job's run time ÷ request (the share of its request it uses), in (0, 1].
+    pub fn sample_used_fraction<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        match self {
+            Timing::Independent { walltime_factor, .. } => 1.0 / walltime_factor.sample(rng).clamp(1.0, 1000.0),
+            Timing::Joint(r) => r.sample(rng).1,
+        }
+    }
 }
 
 /// A cloud offer.

@@ -25,7 +25,7 @@ pub use campus::{
 pub use cloud::{BillingMode, Granularity, RawCloud, RawMonths, RawOffer, RawSpeed};
 pub use policy::{BudgetPeriod, PolicyKind, RawBudget, RawPolicy, RawRule, WhenFull};
 pub use simulation::RawSimulation;
-pub use workload::{RawJobClass, RawWorkload};
+pub use workload::{RawJobClass, RawRequests, RawWorkload, default_walltime_factor};
 
 /// The whole file.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -287,7 +287,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                 }
                 // rate_per_sec holds the share until here; convert to arrival rates.
                 for c in &mut classes {
-                    let work_per_job = c.gpus.mean() * c.runtime_hours.mean() * HOUR as f64;
+                    let work_per_job = c.gpus.mean() * c.timing.mean_runtime_h() * HOUR as f64;
                     c.rate_per_sec = load * campus.gpus as f64 * (c.rate_per_sec / shares) / work_per_job / mean;
                 }
             }

@@ -30,7 +30,7 @@ fn base_work(classes: &[JobClass]) -> f64 {
     // "the group's own jobs add -0.000" for a scenario without group classes.
     classes
         .iter()
-        .map(|c| c.rate_per_sec * c.gpus.mean() * c.runtime_hours.mean() * HOUR as f64)
+        .map(|c| c.rate_per_sec * c.gpus.mean() * c.timing.mean_runtime_h() * HOUR as f64)
         .fold(0.0, |a, b| a + b)
 }
 

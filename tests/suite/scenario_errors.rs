@@ -757,6 +757,68 @@ fn fails_with_a_continuous_walltime_factor_that_starts_at_zero() {
     );
 }
 
+/// `BASE` with the class's run time given as `requests = <value>` instead of `runtime_hours`.
+fn with_requests(value: &str) -> String {
+    replace("runtime_hours = 2", &format!("requests = {value}"))
+}
+
+#[test]
+fn requests_draw_the_request_and_the_run_time_together_and_run() {
+    let text = with_requests("{ hours = [1, 4, 4], used_fraction = [[0.5], [0.25, 1]] }");
+    let s = Scenario::from_toml_str(&text, "test.toml").unwrap();
+    let jobs = JobStream::generate(&s, 0);
+    for j in &jobs.jobs {
+        let request = j.walltime_request(j.runtime, None);
+        assert!(request <= 4 * 3600 && j.runtime <= request, "{} s asking {request} s", j.runtime);
+    }
+    // Half the requests are exactly 4 h, to the second.
+    let at_4h = jobs.jobs.iter().filter(|j| j.walltime_request(j.runtime, None) == 4 * 3600).count();
+    assert!(at_4h * 3 > jobs.jobs.len(), "{at_4h} of {}", jobs.jobs.len());
+    simulate_every_policy(&s);
+}
+
+#[test]
+fn fails_with_requests_and_runtime_hours_both() {
+    let text = replace("runtime_hours = 2", "runtime_hours = 2\nrequests = { hours = [1, 2], used_fraction = [[1]] }");
+    assert_invalid(&text, "requests =", "workload.classes[0].requests", &["either runtime_hours", "not both"]);
+}
+
+#[test]
+fn fails_with_neither_requests_nor_runtime_hours() {
+    let text = replace("runtime_hours = 2\n", "");
+    let e = error(&text);
+    assert!(e.contains("workload.classes[0].runtime_hours: missing") && e.contains("or requests"), "{e}");
+}
+
+#[test]
+fn fails_with_a_walltime_factor_beside_requests() {
+    let text = with_requests("{ hours = [1, 2], used_fraction = [[1]] }\nwalltime_factor = 2");
+    assert_invalid(
+        &text,
+        "walltime_factor",
+        "workload.classes[0].walltime_factor",
+        &["not used with requests", "leave it out"],
+    );
+}
+
+#[test]
+fn fails_with_requests_out_of_order_or_out_of_range() {
+    let at = "requests =";
+    let key = "workload.classes[0].requests";
+    let text = with_requests("{ hours = [4, 1], used_fraction = [[1]] }");
+    assert_invalid(&text, at, key, &["'hours' must be ascending", "1 comes after 4"]);
+    let text = with_requests("{ hours = [0, 1], used_fraction = [[1]] }");
+    assert_invalid(&text, at, key, &["'hours' value 0 is not allowed", "more than 0"]);
+    let text = with_requests("{ hours = [1], used_fraction = [[1]] }");
+    assert_invalid(&text, at, key, &["at least two quantiles"]);
+    let text = with_requests("{ hours = [1, 2], used_fraction = [[0.5, 1.5]] }");
+    assert_invalid(&text, at, key, &["row 0 value 1.5 is not allowed", "at most 1"]);
+    let text = with_requests("{ hours = [1, 2], used_fraction = [] }");
+    assert_invalid(&text, at, key, &["at least one row"]);
+    let text = with_requests("{ hours = [1, 2], fraction = [[1]] }");
+    assert_syntax(&text, at, &["unknown field `fraction`", "`used_fraction`"]);
+}
+
 #[test]
 fn fails_with_gamma_of_negative_shape() {
     let text = replace("runtime_hours = 2", "runtime_hours = { kind = \"gamma\", shape = -1, scale = 2 }");

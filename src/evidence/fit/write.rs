@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::{ClassFit, LogFit};
 use crate::evidence::mle::Fit;
 use crate::scenario::dist::{DistSpec, DistTable};
+use crate::scenario::requests::Requests;
 
 const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const LAST_DAY: [u8; 12] = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -113,6 +114,16 @@ fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_wh
     let name = if table == "workload" { format!("our-{}", c.name) } else { c.name.clone() };
     let _ = writeln!(s, "\n[[{table}.classes]]");
     let _ = writeln!(s, "name = \"{name}\"");
+    // With requests, run time and request are drawn together from the log's pairs; the
+    // parametric fit stays in the header for reference.
+    let requests = c.requests.as_ref().map(|r| {
+        let round = |v: &[f64]| v.iter().map(parse_num).collect::<Vec<f64>>();
+        let hours = round(&r.hours);
+        let used: Vec<Vec<f64>> = r.used_fraction.iter().map(|row| round(row)).collect();
+        let mean = Requests::new(hours.clone(), used.clone()).map_or(f64::NAN, |q| q.mean_runtime_h());
+        (hours, used, mean)
+    });
+    let fitted_mean = requests.as_ref().map_or(c.chosen.mean(), |r| r.2);
     let _ = writeln!(
         s,
         "# {} jobs ({:.1}% of {}); runtime mean {:.3} h in the log, {:.3} h fitted",
@@ -120,7 +131,7 @@ fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_wh
         100.0 * c.jobs as f64 / of as f64,
         of_what,
         c.mean_runtime_h,
-        c.chosen.mean()
+        fitted_mean
     );
     let _ = writeln!(s, "{rate}");
     let gpus = if c.gpu_counts.len() == 1 {
@@ -132,23 +143,45 @@ fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_wh
         ))
     };
     let _ = writeln!(s, "gpus = {gpus}");
-    let _ = writeln!(
-        s,
-        "# {}: maximum likelihood, chosen by AIC with the mean kept; KS {:.3}",
-        c.chosen.family.name(),
-        c.chosen.ks
-    );
-    let _ = writeln!(s, "runtime_hours = {}", spec(&c.chosen.spec()));
-    match &c.walltime_factors {
-        Some(q) => {
-            let _ = writeln!(s, "# requested ÷ actual run time: the 101 percentiles of the log, clamped to [1, 1000]");
-            let q: Vec<f64> = q.iter().map(|v| (v * 1000.0).round() / 1000.0).collect();
-            let _ = writeln!(s, "walltime_factor = {}", spec(&DistSpec(DistTable::Empirical { samples: q })));
+    match requests {
+        Some((hours, used, _)) => {
+            let list = |v: &[f64]| v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(
+                s,
+                "# Requested time and run time drawn together (docs/SCENARIOS.md, \"Requests drawn with the run\n\
+                 # time\"): the log's requests, {} quantiles (hours), then run time ÷ request from the row of\n\
+                 # the request's slice ({} rows of {} quantiles). The best parametric run-time fit ({}, KS {:.3})\n\
+                 # is in the table above, not used.",
+                hours.len(),
+                used.len(),
+                used.first().map_or(0, Vec::len),
+                c.chosen.family.name(),
+                c.chosen.ks
+            );
+            let _ = writeln!(s, "[{table}.classes.requests]");
+            let _ = writeln!(s, "hours = [{}]", list(&hours));
+            let _ = writeln!(s, "used_fraction = [");
+            for row in &used {
+                let _ = writeln!(s, "  [{}],", list(row));
+            }
+            let _ = writeln!(s, "]");
         }
         None => {
+            let _ = writeln!(
+                s,
+                "# {}: maximum likelihood, chosen by AIC with the mean kept; KS {:.3}",
+                c.chosen.family.name(),
+                c.chosen.ks
+            );
+            let _ = writeln!(s, "runtime_hours = {}", spec(&c.chosen.spec()));
             let _ = writeln!(s, "walltime_factor = 1.5   # (assumption) the log records no requested times");
         }
     }
+}
+
+/// `x` as [`num`] writes it, read back (what a loaded scenario will hold).
+fn parse_num(x: &f64) -> f64 {
+    num(*x).parse().unwrap_or(*x)
 }
 
 /// The scenario text.
@@ -207,6 +240,10 @@ pub fn to_toml(fit: &LogFit) -> String {
     let _ = writeln!(s, "#");
     let _ = writeln!(s, "# Runtime (hours) by maximum likelihood; used: the lowest AIC among the fits whose mean is");
     let _ = writeln!(s, "# within 20% of the log's (else the closest mean), so the load implies the log's job counts.");
+    if fit.classes.iter().any(|c| c.requests.is_some()) {
+        let _ = writeln!(s, "# The log records requests, so the classes draw run times with them (`requests`) and the");
+        let _ = writeln!(s, "# chosen fits are for reference only.");
+    }
     let _ = writeln!(s, "# KS = Kolmogorov-Smirnov distance between the fit and the log (0 = perfect).");
     let _ = writeln!(
         s,

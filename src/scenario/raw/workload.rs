@@ -52,8 +52,9 @@ pub struct RawJobClass {
     /// GPUs per job (whole numbers).
     #[serde(default = "one")]
     pub gpus: DistSpec,
-    /// Runtime on one campus GPU type, in hours.
-    pub runtime_hours: DistSpec,
+    /// Runtime on one campus GPU type, in hours (required unless `requests` is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_hours: Option<DistSpec>,
     /// Memory needed per GPU.
     #[serde(default = "zero")]
     pub vram_gb: DistSpec,
@@ -66,6 +67,10 @@ pub struct RawJobClass {
     /// Requested walltime ÷ true runtime (≥ 1): what the scheduler believes.
     #[serde(default = "default_walltime_factor")]
     pub walltime_factor: DistSpec,
+    /// The requested walltime and the share of it used, drawn together (instead of
+    /// `runtime_hours` and `walltime_factor`; [`crate::scenario::requests`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<RawRequests>,
     /// `cv` or `transformer`.
     #[serde(default)]
     pub kind: JobKind,
@@ -83,10 +88,22 @@ pub struct RawJobClass {
     pub gpus_per_node: Option<u32>,
 }
 
-fn one() -> DistSpec {
-    DistSpec::fixed(1.0)
+/// `requests = { hours = […], used_fraction = [[…], …] }` as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRequests {
+    /// Quantiles of the requested time in hours, at equal steps of probability, ascending.
+    pub hours: Vec<f64>,
+    /// Rows of quantiles of run time ÷ request, one per equal slice of the request's
+    /// probability, each ascending in (0, 1].
+    pub used_fraction: Vec<Vec<f64>>,
 }
 
-fn default_walltime_factor() -> DistSpec {
+/// The default `walltime_factor` (a class that leaves it out).
+pub fn default_walltime_factor() -> DistSpec {
     DistSpec::fixed(1.5)
+}
+
+fn one() -> DistSpec {
+    DistSpec::fixed(1.0)
 }

@@ -89,7 +89,7 @@ pub(super) fn accounts(
 fn use_by_account(uses: &mut [f64], classes: &[JobClass], cal: &Calendar, a: SimTime, b: SimTime, group: Option<u16>) {
     let mean = cal.mean_multiplier(a, b);
     for c in classes {
-        let gpus_busy = c.rate_per_sec * c.gpus.mean() * c.runtime_hours.mean() * HOUR as f64 * mean;
+        let gpus_busy = c.rate_per_sec * c.gpus.mean() * c.timing.mean_runtime_h() * HOUR as f64 * mean;
         if gpus_busy.is_finite() {
             uses[usize::from(group.unwrap_or(c.account))] += gpus_busy;
         }

@@ -4,6 +4,8 @@
 
 use super::*;
 use crate::scenario::calendar::{HourlyProfile, Season, SeasonWindow};
+use crate::scenario::model::Timing;
+use crate::scenario::requests::Requests;
 
 /// A job class; with `by_share`, `rate_per_sec` temporarily holds the load share.
 pub(super) fn job_class(key: &str, c: &RawJobClass, by_share: bool, campus: &Campus, group: bool) -> Result<JobClass> {
@@ -34,17 +36,13 @@ pub(super) fn job_class(key: &str, c: &RawJobClass, by_share: bool, campus: &Cam
             "GPU counts must be whole numbers: use a number, or a choice/empirical of whole numbers",
         );
     }
-    let runtime_hours =
-        sampler(&format!("{key}.runtime_hours"), &c.runtime_hours, 0.0, f64::INFINITY, "runtimes must be ≥ 0 hours")?;
-    if runtime_hours.mean() <= 0.0 {
-        return bad(format!("{key}.runtime_hours"), "the mean runtime must be positive");
-    }
+    let timing = timing(key, c)?;
     let (account, partition, nodes, gpus_per_node) = slurm_request(key, c, &gpus, campus, group)?;
     Ok(JobClass {
         name: c.name.clone(),
         rate_per_sec,
         gpus,
-        runtime_hours,
+        timing,
         vram_gb: sampler(&format!("{key}.vram_gb"), &c.vram_gb, 0.0, f64::INFINITY, "memory must be ≥ 0 GB")?,
         data_gb: sampler(&format!("{key}.data_gb"), &c.data_gb, 0.0, f64::INFINITY, "data sizes must be ≥ 0 GB")?,
         deadline_hours: match &c.deadline_hours {
@@ -57,19 +55,53 @@ pub(super) fn job_class(key: &str, c: &RawJobClass, by_share: bool, campus: &Cam
                 "deadlines must be ≥ 0 hours after submission",
             )?),
         },
-        walltime_factor: sampler(
-            &format!("{key}.walltime_factor"),
-            &c.walltime_factor,
-            1.0,
-            f64::INFINITY,
-            "the walltime request is at least the true runtime: factors must be ≥ 1",
-        )?,
         kind: c.kind,
         account,
         partition,
         nodes,
         gpus_per_node,
     })
+}
+
+/// A class's run times and requests: `runtime_hours` with `walltime_factor`, or `requests`.
+fn timing(key: &str, c: &RawJobClass) -> Result<Timing> {
+    match (&c.runtime_hours, &c.requests) {
+        (Some(_), Some(_)) => bad(
+            format!("{key}.requests"),
+            "give either runtime_hours (with walltime_factor) or requests (which draws the run time with the \
+             request), not both",
+        ),
+        (None, None) => bad(
+            format!("{key}.runtime_hours"),
+            "missing; give the run time in hours (or requests = { hours = […], used_fraction = […] })",
+        ),
+        (Some(r), None) => {
+            let runtime_hours =
+                sampler(&format!("{key}.runtime_hours"), r, 0.0, f64::INFINITY, "runtimes must be ≥ 0 hours")?;
+            if runtime_hours.mean() <= 0.0 {
+                return bad(format!("{key}.runtime_hours"), "the mean runtime must be positive");
+            }
+            let walltime_factor = sampler(
+                &format!("{key}.walltime_factor"),
+                &c.walltime_factor,
+                1.0,
+                f64::INFINITY,
+                "the walltime request is at least the true runtime: factors must be ≥ 1",
+            )?;
+            Ok(Timing::Independent { runtime_hours, walltime_factor })
+        }
+        (None, Some(r)) => {
+            if c.walltime_factor != crate::scenario::raw::default_walltime_factor() {
+                return bad(
+                    format!("{key}.walltime_factor"),
+                    "not used with requests (the request is drawn from requests.hours); leave it out",
+                );
+            }
+            let requests = Requests::new(r.hours.clone(), r.used_fraction.clone())
+                .map_err(|e| Invalid { key: format!("{key}.requests"), message: e.to_string() })?;
+            Ok(Timing::Joint(requests))
+        }
+    }
 }
 
 /// A class's account, partition and node shape, checked against the campus.
