@@ -183,6 +183,8 @@ labels! {
         "本文件夹中没有场景文件，因此不显示其参数。";
     Chosen => "Choose policy '{}' at {}.", "选择策略“{}”，参数取 {}。";
     Colon => ": ", "：";
+    RequestsInWords => "request median {} h, p90 {} h, longest {} h; mean run time {} h",
+        "申请时长中位数 {} 小时，90%分位 {} 小时，最长 {} 小时；平均运行时长 {} 小时";
     CnyUnit => " (CNY)", "（元）";
     // Results by job class (report).
     ClassHeading => "Results by job class (mean ± 95% CI half-width)", "按作业类型的结果（平均值 ± 95%置信区间半宽）";
@@ -334,7 +336,7 @@ pub fn fill(template: &str, args: &[&str]) -> String {
 /// Chinese names of the scenario's field names (a unit suffix such as `_hours` removed),
 /// for a key that has no label of its own: the report's parameter tables and the axis
 /// title of a swept key (`campus.nodes` → 节点数).
-pub const FIELDS_ZH: [(&str, &str); 38] = [
+pub const FIELDS_ZH: [(&str, &str); 40] = [
     ("baseline_policy", "基准策略"),
     ("horizon", "统计期"),
     ("replications", "重复次数"),
@@ -359,11 +361,13 @@ pub const FIELDS_ZH: [(&str, &str); 38] = [
     ("name", "名称"),
     ("jobs_per_week", "每周作业数"),
     ("runtime", "运行时长"),
+    ("requests", "申请时长与运行时长"),
     ("deadline", "截止时间"),
     ("start", "开始"),
     ("end", "结束"),
     ("multiplier", "倍数"),
     ("share", "份额"),
+    ("load_share", "负载份额"),
     ("billing", "计费方式"),
     ("kind", "类型"),
     ("offers", "云端方案"),

@@ -65,8 +65,11 @@ pub fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
     let head = vec![L::Setting.get(lang).into(), L::Value.get(lang).into(), L::Key.get(lang).into()];
     out.push(Block::Table(head, scalars));
     let lists: [(&str, &[&str]); 6] = [
-        ("workload.classes", &["name", "jobs_per_week", "gpus", "runtime_hours", "vram_gb", "deadline_hours"]),
-        ("background.classes", &["name", "share", "gpus", "runtime_hours"]),
+        (
+            "workload.classes",
+            &["name", "jobs_per_week", "gpus", "runtime_hours", "requests", "vram_gb", "deadline_hours"],
+        ),
+        ("background.classes", &["name", "load_share", "gpus", "runtime_hours", "requests"]),
         ("background.seasons", &["name", "start", "end", "multiplier"]),
         ("workload.seasons", &["name", "start", "end", "multiplier"]),
         (
@@ -99,13 +102,37 @@ pub fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
         if items.is_empty() || used.is_empty() {
             continue;
         }
-        let rows =
-            items.iter().map(|it| used.iter().map(|k| it.get(k).map(human).unwrap_or_default()).collect()).collect();
+        let cell = |k: &str, v: &toml::Value| if k == "requests" { requests_in_words(v, lang) } else { human(v) };
+        let rows = items
+            .iter()
+            .map(|it| used.iter().map(|k| it.get(k).map(|v| cell(k, v)).unwrap_or_default()).collect())
+            .collect();
         out.push(Block::Para(fill(L::SectionOf.get(lang), &[path])));
         // A column is named by its field in words ("Jobs per week", "Runtime (h)").
         out.push(Block::Table(used.iter().map(|k| axis_label(k, None, lang)).collect(), rows));
     }
     out
+}
+
+/// A class's `requests` table (hundreds of quantiles, as `burstsim fit` writes it) in
+/// words: the requested time's median, 90th percentile and longest value, and the mean
+/// run time the table implies. A table that does not validate is shown as written.
+fn requests_in_words(v: &toml::Value, lang: Lang) -> String {
+    let floats = |v: Option<&toml::Value>| -> Option<Vec<f64>> {
+        v?.as_array()?.iter().map(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64))).collect()
+    };
+    let rows: Option<Vec<Vec<f64>>> =
+        v.get("used_fraction").and_then(|r| r.as_array()).and_then(|r| r.iter().map(|row| floats(Some(row))).collect());
+    let table = floats(v.get("hours"))
+        .zip(rows)
+        .and_then(|(hours, rows)| crate::scenario::requests::Requests::new(hours, rows).ok());
+    let Some(t) = table else { return human(v) };
+    let q = |u: f64| format!("{:.3}", crate::scenario::requests::quantile(t.hours(), u));
+    let round = |s: String| s.trim_end_matches('0').trim_end_matches('.').to_string();
+    fill(
+        L::RequestsInWords.get(lang),
+        &[&round(q(0.5)), &round(q(0.9)), &round(q(1.0)), &round(format!("{:.3}", t.mean_runtime_h()))],
+    )
 }
 
 #[cfg(test)]
@@ -122,6 +149,24 @@ mod tests {
         assert_eq!(human(&t["b"]), "1, 2, 4");
         assert_eq!(human(&t["c"]), "choice: values 1, 2; weights 0.5, 0.5");
         assert!(human(&toml::Value::String("y".repeat(300))).ends_with('…'));
+    }
+
+    #[test]
+    fn a_requests_table_is_shown_by_its_quantiles_and_mean_run_time() {
+        let t: toml::Table = toml::from_str(
+            "[[background.classes]]\nname = \"a\"\nshare = 1\ngpus = 1\n\
+             requests = { hours = [1, 2, 4, 4, 60], used_fraction = [[0.5, 1.0]] }\n",
+        )
+        .unwrap();
+        for (lang, text) in [
+            (Lang::En, "request median 4 h, p90 37.6 h, longest 60 h; mean run time 7.594 h"),
+            (Lang::Zh, "申请时长中位数 4 小时，90%分位 37.6 小时，最长 60 小时；平均运行时长 7.594 小时"),
+        ] {
+            let blocks = parameter_blocks(&t, lang);
+            let Some(Block::Table(head, rows)) = blocks.last() else { panic!("the classes' table last") };
+            let i = head.iter().position(|h| h.contains("Requests") || h.contains("申请")).expect("a requests column");
+            assert_eq!(rows[0][i], text);
+        }
     }
 
     #[test]
