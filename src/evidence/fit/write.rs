@@ -137,7 +137,7 @@ fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_wh
         let h = |x: Option<f64>, none: &str| x.map_or(none.to_string(), |v| format!("{} h", num(v)));
         let _ = writeln!(
             s,
-            "# Request band ({}, {}] of its size class: the log's request quantiles (docs/TRACES.md)",
+            "# Request band ({}, {}]: cut at the log's request quantiles (docs/TRACES.md, \"Request bands\")",
             h(lo, "0"),
             h(hi, "∞")
         );
