@@ -220,6 +220,7 @@ impl Case {
                     deadline_hours: None,
                     walltime_factor: DistSpec::fixed(1.0),
                     requests: None,
+                    hourly_profile: None,
                     kind: Default::default(),
                     account: None,
                     partition: None,

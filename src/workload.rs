@@ -103,7 +103,7 @@ impl JobStream {
         let add_classes = |jobs: &mut Vec<Job>, group: bool, classes: &[JobClass], calendar: &Calendar| {
             for (i, class) in classes.iter().enumerate() {
                 let source = Source { seed: scenario.seed, replication, group, class: i as u16 };
-                generate_class(jobs, class, source, calendar, scenario.horizon);
+                generate_class(jobs, class, source, class.calendar(calendar), scenario.horizon);
             }
         };
         add_classes(&mut jobs, false, &scenario.background, &scenario.background_calendar);

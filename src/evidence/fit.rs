@@ -24,6 +24,10 @@
 //!   multipliers average 1 over the log's period;
 //! - **hour of week**: relative arrival rates by local hour and weekday, written as the
 //!   background's `hourly_profile` (168 values, Monday 00:00 first);
+//! - **request bands**: when the log records requests and has a profile, each background
+//!   size class is split by the log's request quantiles, and each part gets its own
+//!   `hourly_profile`, so the jobs asking for long runs arrive when the log's did
+//!   ([`bands`] has the rules);
 //! - **outages, scheduler cycle, patience** ([`super::infer`], the exact rules there):
 //!   whole-cluster outages inferred from the recorded schedule (stretches of an hour or
 //!   more in which jobs waited, the first of them fitted and nothing started), fitted as
@@ -55,10 +59,11 @@
 //!
 //! Sizes and runtimes use the same conversion as replay ([`super::replay::to_jobs`]).
 
+pub mod bands;
 pub mod write;
 
 mod arrivals;
-use arrivals::{arrival_profile, seasons};
+use arrivals::{arrival_profile, profile_cell, seasons};
 
 use super::mle::{self, Fit};
 use super::replay::{ReplayOptions, Units, to_jobs};
@@ -148,7 +153,15 @@ pub struct ClassFit {
     pub mean_runtime_h: f64,
     /// Requests and run times drawn together; `None` when the log has no requests.
     pub requests: Option<RequestFit>,
+    /// The requests of the class, in hours, when it is one request band of a size class
+    /// (`(lower, upper]`, `None` for an open end; [`bands`]).
+    pub request_band: Option<RequestBand>,
+    /// The class's own arrival profile, when it is a request band ([`bands`]).
+    pub profile: Option<ArrivalProfile>,
 }
+
+/// A request band's bounds in hours, `(lower, upper]`; `None` for an open end.
+pub type RequestBand = (Option<f64>, Option<f64>);
 
 /// Quantiles of the requested time at equal steps of probability.
 pub const REQUEST_QUANTILES: usize = 101;
@@ -420,7 +433,7 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
             return Err(FitError::TooFewOtherJobs { mark: mark.clone(), jobs: others.len() });
         }
         Some(mark) => {
-            let classes = fit_classes(&ours, has_requests);
+            let classes = fit_classes(&ours, has_requests, None);
             if classes.is_empty() {
                 return Err(FitError::Unfittable { whose: format!("{mark}'s jobs"), jobs: ours.len() });
             }
@@ -428,11 +441,6 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
         }
     };
     let total_work: f64 = others.iter().map(|(j, _)| work(j)).sum();
-    let classes = fit_classes(&others, has_requests);
-    if classes.is_empty() {
-        let whose = if o.group.is_some() { "the other groups' jobs" } else { "the log's jobs" };
-        return Err(FitError::Unfittable { whose: whose.into(), jobs: others.len() });
-    }
     let local = |t: i64| trace.info.local_time(t + conv.origin);
     let start = local(0).map(|t| Date::from_days(t.div_euclid(DAY as i64)));
     let mut warnings = Vec::new();
@@ -444,6 +452,21 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
         }
         None => (Vec::new(), ArrivalProfile::Flat),
     };
+    // Request bands with their own profiles need requests and a profile to refine.
+    let cells = match &profile {
+        ArrivalProfile::HourOfWeek(v) | ArrivalProfile::HourOfDay(v) if has_requests => Some(v.len()),
+        _ => None,
+    };
+    let banding = cells.zip(local(0)).map(|(cells, t0)| {
+        let cell: Vec<usize> = others.iter().map(|(j, _)| profile_cell(t0 + j.submit as i64, cells)).collect();
+        let requests: Vec<SimTime> = others.iter().map(|(_, r)| *r).collect();
+        Banding { bounds: bands::band_bounds(&requests), cells, cell }
+    });
+    let classes = fit_classes(&others, has_requests, banding.as_ref());
+    if classes.is_empty() {
+        let whose = if o.group.is_some() { "the other groups' jobs" } else { "the log's jobs" };
+        return Err(FitError::Unfittable { whose: whose.into(), jobs: others.len() });
+    }
     Ok(LogFit {
         options: o.clone(),
         cluster_gpus,
@@ -479,43 +502,118 @@ fn work(j: &Job) -> f64 {
 /// A usable job of the log with its recorded request in seconds (≥ its run time).
 type Member<'a> = (&'a Job, SimTime);
 
-/// Size classes of `members`, each with its fits (see the module doc); `work_share` is
-/// within `members`.
-fn fit_classes(members: &[Member], has_requests: bool) -> Vec<ClassFit> {
-    // A class whose runtimes cannot be fitted (fewer than 2, or all equal) is left out;
-    // the writer reports the jobs that are in no class.
+/// How background size classes are split by request ([`bands`]).
+struct Banding {
+    /// Upper bounds of the request bands (seconds).
+    bounds: Vec<SimTime>,
+    /// Cells of the profile: 168 (hour of week) or 24 (hour of day).
+    cells: usize,
+    /// Each member's cell, in the members' order.
+    cell: Vec<usize>,
+}
+
+/// Size classes of `members`, each with its fits (see the module doc); with `banding`,
+/// the members are first split by request band and each band into size classes, each
+/// with the band's profile; `work_share` is within `members`.
+fn fit_classes(members: &[Member], has_requests: bool, banding: Option<&Banding>) -> Vec<ClassFit> {
     let total_work: f64 = members.iter().map(|(j, _)| work(j)).sum();
+    let everyone: Vec<usize> = (0..members.len()).collect();
+    let Some(b) = banding else {
+        return size_split(&everyone, members, total_work, has_requests, None, "");
+    };
+    let band = |i: usize| bands::band_of(&b.bounds, members[i].1);
+    let mut counts = vec![0usize; b.bounds.len() + 1];
+    for i in 0..members.len() {
+        counts[band(i)] += 1;
+    }
+    let groups = bands::merged_bands(&counts);
+    if groups.len() < 2 {
+        return size_split(&everyone, members, total_work, has_requests, None, "");
+    }
     let mut classes = Vec::new();
-    for (lo, hi) in size_classes(members.iter().map(|(j, _)| j.gpus), members.len()) {
-        let class: Vec<Member> = members.iter().copied().filter(|(j, _)| (lo..=hi).contains(&j.gpus)).collect();
-        let pairs: Vec<(SimTime, SimTime)> = class.iter().map(|(j, r)| (j.runtime, *r)).collect();
-        let members: Vec<&Job> = class.iter().map(|(j, _)| *j).collect();
-        let hours: Vec<f64> = members.iter().map(|j| j.runtime as f64 / 3600.0).collect();
-        let Some(fits) = mle::fit_all(&hours) else { continue };
-        let mut counts: Vec<(u32, usize)> = Vec::new();
-        for j in &members {
-            match counts.iter_mut().find(|(g, _)| *g == j.gpus) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((j.gpus, 1)),
-            }
+    for (k, &(first, last)) in groups.iter().enumerate() {
+        let part: Vec<usize> = everyone.iter().copied().filter(|&i| (first..=last).contains(&band(i))).collect();
+        let mut in_cell = vec![0usize; b.cells];
+        for &i in &part {
+            in_cell[b.cell[i]] += 1;
         }
-        counts.sort_unstable();
-        let requests = has_requests.then(|| RequestFit::from_pairs(&pairs));
-        classes.push(ClassFit {
-            name: match (counts.first(), counts.last()) {
-                (Some((a, _)), Some((b, _))) if a != b => format!("size-{a}-{b}"),
-                _ => format!("size-{lo}"),
-            },
-            jobs: members.len(),
-            work_share: members.iter().map(|j| work(j)).sum::<f64>() / total_work,
-            gpu_counts: counts,
-            chosen: mle::best_with_mean(&fits, hours.iter().sum::<f64>() / hours.len() as f64),
-            fits,
-            mean_runtime_h: hours.iter().sum::<f64>() / hours.len() as f64,
-            requests,
-        });
+        let profile = bands::band_profile(&in_cell);
+        let profile =
+            if profile.len() == 168 { ArrivalProfile::HourOfWeek(profile) } else { ArrivalProfile::HourOfDay(profile) };
+        let hours = |x: usize| b.bounds.get(x).map(|&v| v as f64 / 3600.0);
+        let range = (first.checked_sub(1).and_then(hours), hours(last));
+        let suffix = format!("-r{}", k + 1);
+        classes.extend(size_split(&part, members, total_work, has_requests, Some((range, profile)), &suffix));
     }
     classes
+}
+
+/// The jobs `part` (indices into `members`) by size class, each fitted; `suffix` ends
+/// each name. A class whose runtimes cannot be fitted (fewer than 2, or all equal) is
+/// left out; the writer reports the jobs that are in no class.
+fn size_split(
+    part: &[usize],
+    members: &[Member],
+    total_work: f64,
+    has_requests: bool,
+    band: Option<(RequestBand, ArrivalProfile)>,
+    suffix: &str,
+) -> Vec<ClassFit> {
+    let mut classes = Vec::new();
+    for (lo, hi) in size_classes(part.iter().map(|&i| members[i].0.gpus), part.len()) {
+        let class: Vec<usize> = part.iter().copied().filter(|&i| (lo..=hi).contains(&members[i].0.gpus)).collect();
+        if let Some(c) = fit_class(&class, members, lo, total_work, has_requests, band.clone()) {
+            classes.push(ClassFit { name: format!("{}{suffix}", c.name), ..c });
+        }
+    }
+    classes
+}
+
+/// A size class's name from its jobs' sizes, e.g. `size-5-8` (`size-{lo}` when all alike).
+fn class_name(sizes: impl Iterator<Item = u32> + Clone, lo: u32) -> String {
+    match (sizes.clone().min(), sizes.max()) {
+        (Some(a), Some(b)) if a != b => format!("size-{a}-{b}"),
+        _ => format!("size-{lo}"),
+    }
+}
+
+/// The jobs `class` (indices into `members`) of size class `lo..` as one class, with its
+/// request band and profile if it is one; `None` when its run times cannot be fitted.
+fn fit_class(
+    class: &[usize],
+    members: &[Member],
+    lo: u32,
+    total_work: f64,
+    has_requests: bool,
+    band: Option<(RequestBand, ArrivalProfile)>,
+) -> Option<ClassFit> {
+    let pairs: Vec<(SimTime, SimTime)> = class.iter().map(|&i| (members[i].0.runtime, members[i].1)).collect();
+    let jobs: Vec<&Job> = class.iter().map(|&i| members[i].0).collect();
+    let hours: Vec<f64> = jobs.iter().map(|j| j.runtime as f64 / 3600.0).collect();
+    let fits = mle::fit_all(&hours)?;
+    let mut counts: Vec<(u32, usize)> = Vec::new();
+    for j in &jobs {
+        match counts.iter_mut().find(|(g, _)| *g == j.gpus) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((j.gpus, 1)),
+        }
+    }
+    counts.sort_unstable();
+    let requests = has_requests.then(|| RequestFit::from_pairs(&pairs));
+    let (request_band, profile) = band.map_or((None, None), |(r, p)| (Some(r), Some(p)));
+    let mean_runtime_h = hours.iter().sum::<f64>() / hours.len() as f64;
+    Some(ClassFit {
+        name: class_name(jobs.iter().map(|j| j.gpus), lo),
+        jobs: jobs.len(),
+        work_share: jobs.iter().map(|j| work(j)).sum::<f64>() / total_work,
+        gpu_counts: counts,
+        chosen: mle::best_with_mean(&fits, mean_runtime_h),
+        fits,
+        mean_runtime_h,
+        requests,
+        request_band,
+        profile,
+    })
 }
 
 fn cluster_size(trace: &Trace, o: &FitOptions) -> Result<(u32, String), FitError> {

@@ -6,8 +6,8 @@
 //!
 //! The fitted scenario is exactly what `burstsim fit` writes for the first half, with two
 //! changes: its start date is the second half's first day and its horizon the second
-//! half's length (in whole days), so the calendar seasons and the hour-of-week profile
-//! apply to the period being predicted. A month the first half never saw keeps
+//! half's length (in whole days), so the calendar seasons and the hour-of-week profiles
+//! (the background's and each request band's) apply to the period being predicted. A month the first half never saw keeps
 //! multiplier 1 (fit's rule). Waits are those of every job submitted in the measured
 //! window (all background jobs: the fitted scenario has no group of its own).
 

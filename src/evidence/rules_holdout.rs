@@ -5,8 +5,9 @@
 //! the rule change of 6 June 1997 inside the predicted half, and it simulates without
 //! the site's rules. This check keeps to one regime and applies the rules:
 //!
-//! - **fit** (`burstsim fit`, unchanged: load, size classes, requested and run times
-//!   drawn together, monthly seasons, hour-of-week profile) on the jobs submitted before the
+//! - **fit** (`burstsim fit`, unchanged: load, request bands each with its own
+//!   hour-of-week profile, size classes, requested and run times drawn together, monthly
+//!   seasons) on the jobs submitted before the
 //!   split of [`SiteRules::split`] (for KTH: 30 September 1996 – 31 January 1997, local
 //!   time);
 //! - **simulate** the test period, from the split to [`SiteRules::regime_end`] (1

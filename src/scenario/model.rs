@@ -251,6 +251,16 @@ pub struct JobClass {
     pub nodes: u16,
     /// GPUs per node asked for (0: let the scheduler choose).
     pub gpus_per_node: u16,
+    /// The class's own calendar (its list's seasons × the class's `hourly_profile`);
+    /// `None`: the class follows its list's calendar.
+    pub calendar: Option<Calendar>,
+}
+
+impl JobClass {
+    /// The calendar the class's arrivals follow: its own, else its list's (`list`).
+    pub fn calendar<'a>(&'a self, list: &'a Calendar) -> &'a Calendar {
+        self.calendar.as_ref().unwrap_or(list)
+    }
 }
 
 /// How a class draws its jobs' run times and walltime requests.

@@ -30,7 +30,7 @@ use labels::check_labels;
 use nodes::{node_groups, partitions, with_nodes};
 mod recurring;
 use trace::trace_source;
-use workload::{calendar, job_class, with_profile};
+use workload::{calendar, class_calendars, job_class, with_profile};
 
 /// Longest horizon accepted: ten years (longer runs are almost surely a unit mistake).
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
@@ -243,6 +243,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             }
             let cal = calendar("background.seasons", &bg.seasons, bg.season_overlap, clock, horizon)?;
             let cal = with_profile("background.hourly_profile", cal, bg.hourly_profile.as_deref(), clock)?;
+            class_calendars("background.classes", &mut classes, &bg.classes, &cal, clock)?;
             let load_key = match (bg.offered_load, bg.offered_load_outside_seasons) {
                 (Some(_), Some(_)) => {
                     return bad(
@@ -277,16 +278,17 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                 // (and hourly profile) shape the load around it, so the base rate is
                 // divided by their mean over the window. offered_load_outside_seasons is
                 // the base rate itself.
-                let mean = if annual_mean { cal.mean_multiplier(warmup, horizon) } else { 1.0 };
-                if mean.is_nan() || mean <= 0.0 {
-                    return bad(
-                        "background.seasons",
-                        "the season multipliers are 0 over the whole measured window, so no load can be offered; \
-                         raise a multiplier or drop offered_load",
-                    );
-                }
+                // A class with its own hourly profile is divided by its own mean.
                 // rate_per_sec holds the share until here; convert to arrival rates.
                 for c in &mut classes {
+                    let mean = if annual_mean { c.calendar(&cal).mean_multiplier(warmup, horizon) } else { 1.0 };
+                    if mean.is_nan() || mean <= 0.0 {
+                        return bad(
+                            "background.seasons",
+                            "the season multipliers are 0 over the whole measured window, so no load can be offered; \
+                             raise a multiplier or drop offered_load",
+                        );
+                    }
                     let work_per_job = c.gpus.mean() * c.timing.mean_runtime_h() * HOUR as f64;
                     c.rate_per_sec = load * campus.gpus as f64 * (c.rate_per_sec / shares) / work_per_job / mean;
                 }
@@ -304,6 +306,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         calendar("workload.seasons", &raw.workload.seasons, raw.workload.season_overlap, clock, horizon)?;
     let group_calendar =
         with_profile("workload.hourly_profile", group_calendar, raw.workload.hourly_profile.as_deref(), clock)?;
+    class_calendars("workload.classes", &mut group, &raw.workload.classes, &group_calendar, clock)?;
     if group.is_empty() && background.is_empty() {
         return bad("workload.classes", "there are no jobs to simulate; add at least one [[workload.classes]]");
     }

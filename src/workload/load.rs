@@ -25,13 +25,26 @@ pub struct OfferedLoad {
 }
 
 /// GPU-seconds per second at multiplier 1.
-fn base_work(classes: &[JobClass]) -> f64 {
+fn base_work<'a>(classes: impl IntoIterator<Item = &'a JobClass>) -> f64 {
     // A fold from +0.0, not `sum()`: the float sum of no terms is -0.0, which printed as
     // "the group's own jobs add -0.000" for a scenario without group classes.
     classes
-        .iter()
+        .into_iter()
         .map(|c| c.rate_per_sec * c.gpus.mean() * c.timing.mean_runtime_h() * HOUR as f64)
         .fold(0.0, |a, b| a + b)
+}
+
+/// GPU-seconds per second of `classes` under the multiplier `m` gives each calendar: the
+/// classes that follow `list` together, each class with a calendar of its own apart
+/// (so a scenario without class profiles sums exactly as before they existed).
+fn work_under(classes: &[JobClass], list: &Calendar, m: impl Fn(&Calendar) -> Option<f64>) -> Option<f64> {
+    let mut total = base_work(classes.iter().filter(|c| c.calendar.is_none())) * m(list)?;
+    for c in classes {
+        if let Some(own) = &c.calendar {
+            total += base_work([c]) * m(own)?;
+        }
+    }
+    Some(total)
 }
 
 /// The mean multiplier of `cal` over the parts of season `season`'s windows inside `[a, b)`.
@@ -51,14 +64,16 @@ fn season_mean(cal: &Calendar, season: usize, a: SimTime, b: SimTime) -> Option<
 pub fn offered_load(scn: &Scenario) -> OfferedLoad {
     let (a, b) = (scn.warmup, scn.horizon);
     let gpus = f64::from(scn.campus.gpus);
-    let bg = base_work(&scn.background);
-    let cal = &scn.background_calendar;
+    let (bg, cal) = (&scn.background, &scn.background_calendar);
+    let mean = |c: &Calendar| Some(c.mean_multiplier(a, b));
     let peak = (0..cal.seasons.len())
-        .filter_map(|s| season_mean(cal, s, a, b).map(|m| (cal.seasons[s].name.clone(), bg * m / gpus)))
+        .filter_map(|s| {
+            work_under(bg, cal, |c| season_mean(c, s, a, b)).map(|w| (cal.seasons[s].name.clone(), w / gpus))
+        })
         .max_by(|x, y| x.1.total_cmp(&y.1));
     OfferedLoad {
-        background_mean: bg * cal.mean_multiplier(a, b) / gpus,
-        group_mean: base_work(&scn.group) * scn.group_calendar.mean_multiplier(a, b) / gpus,
+        background_mean: work_under(bg, cal, mean).unwrap_or(0.0) / gpus,
+        group_mean: work_under(&scn.group, &scn.group_calendar, mean).unwrap_or(0.0) / gpus,
         peak,
         has_trace: scn.background_trace.is_some(),
     }

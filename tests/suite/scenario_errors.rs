@@ -900,3 +900,43 @@ fn patience_of_other_accounts_needs_the_node_model() {
     let balking = text.replace("patience_hours = 12", "balk_gpu_hours_ahead = 100");
     Scenario::from_toml_str(&balking, "test.toml").expect("balking on the pool is valid");
 }
+
+/// `BASE` with the class's own `hourly_profile = <profile>`.
+fn with_class_profile(profile: &str) -> String {
+    replace("runtime_hours = 2\n", &format!("runtime_hours = 2\nhourly_profile = {profile}\n"))
+}
+
+#[test]
+fn a_class_profile_replaces_its_lists_profile_for_that_class_only() {
+    // The list arrives on Mondays only; the class, of its own, on Tuesdays only (the start).
+    let only = |day: usize| -> String {
+        let v: Vec<&str> = (0..168).map(|h| if h / 24 == day { "1" } else { "0" }).collect();
+        format!("[{}]", v.join(", "))
+    };
+    let text = with_group_profile(&only(0))
+        .replace("runtime_hours = 2\n", &format!("runtime_hours = 2\nhourly_profile = {}\n", only(1)));
+    let s = Scenario::from_toml_str(&text, "test.toml").unwrap();
+    assert_eq!(s.group_calendar.multiplier_at(3_600), 0.0, "the list: Mondays");
+    assert_eq!(s.group[0].calendar(&s.group_calendar).multiplier_at(3_600), 7.0, "the class: Tuesdays");
+    let jobs = JobStream::generate(&s, 0);
+    assert!(!jobs.jobs.is_empty());
+    assert!(jobs.jobs.iter().all(|j| (j.submit / 86_400) % 7 == 0), "every arrival is on a Tuesday");
+    simulate_every_policy(&s);
+}
+
+#[test]
+fn fails_with_a_class_profile_of_the_wrong_length_or_all_zero() {
+    assert_invalid(
+        &with_class_profile("[1, 2, 3]"),
+        "hourly_profile",
+        "workload.classes[0].hourly_profile",
+        &["3 values are not allowed", "24", "168"],
+    );
+    let zeros = format!("[{}]", vec!["0"; 24].join(", "));
+    assert_invalid(
+        &with_class_profile(&zeros),
+        "hourly_profile",
+        "workload.classes[0].hourly_profile",
+        &["all values are 0"],
+    );
+}

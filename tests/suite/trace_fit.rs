@@ -42,7 +42,11 @@ fn kth_fit_runs_and_offers_the_logs_load_within_5_percent() {
     assert_eq!(f.classes.iter().map(|c| c.jobs).sum::<usize>(), f.jobs);
     for c in &f.classes {
         assert!((c.chosen.mean() / c.mean_runtime_h - 1.0).abs() <= 0.2 + 1e-9, "{}: mean kept", c.name);
-        assert!(c.chosen.ks < 0.25, "{}: KS {}", c.name, c.chosen.ks);
+        // With requests the parametric fit is for reference only (the header says so);
+        // a request band of a size class can be far from every family.
+        if c.requests.is_none() {
+            assert!(c.chosen.ks < 0.25, "{}: KS {}", c.name, c.chosen.ks);
+        }
     }
     let weights: f64 =
         f.months.iter().map(|m| m.multiplier * m.days).sum::<f64>() / f.months.iter().map(|m| m.days).sum::<f64>();
@@ -203,4 +207,77 @@ fn kth_fit_with_a_group_user_writes_the_groups_workload() {
         Err(e @ FitError::TooFewGroupJobs { jobs: 0, .. }) => assert!(e.to_string().contains("no-such-user"), "{e}"),
         other => panic!("expected TooFewGroupJobs, got {other:?}"),
     }
+}
+
+/// Which of KTH's documented windows local time `t` falls in: 0 weekdays 07–16, 1 weekday
+/// nights, 2 the weekend (Friday 16:00 – Monday 07:00).
+fn kth_window(t: i64) -> usize {
+    let weekday = (t.div_euclid(86_400) + 3).rem_euclid(7); // Monday = 0
+    let hour = t.rem_euclid(86_400) / 3_600;
+    if weekday >= 5 || (weekday == 4 && hour >= 16) || (weekday == 0 && hour < 7) {
+        2
+    } else if (7..16).contains(&hour) {
+        0
+    } else {
+        1
+    }
+}
+
+/// Shares of each request class (≤ 4 h, 4–15 h, > 15 h) submitted in each KTH window,
+/// from `(local submit time, request in seconds)`.
+fn window_shares(jobs: impl Iterator<Item = (i64, f64)>) -> [[f64; 3]; 3] {
+    let mut n = [[0.0f64; 3]; 3];
+    for (t, q) in jobs {
+        let class = if q <= 4.0 * 3600.0 + 0.5 {
+            0
+        } else if q <= 15.0 * 3600.0 + 0.5 {
+            1
+        } else {
+            2
+        };
+        n[class][kth_window(t)] += 1.0;
+    }
+    n.map(|row| {
+        let total: f64 = row.iter().sum();
+        row.map(|x| x / total)
+    })
+}
+
+/// `fit` splits each size class by the log's request quantiles, each part with its own
+/// hour-of-week profile (docs/TRACES.md, "Request bands"), so the fitted workload submits
+/// long requests when the log does: at KTH, most jobs asking over 15 h at weekends and
+/// most short ones on weekday days. With one profile for every request (the fit before
+/// request bands) every class had the same shares, 0.23 at weekends.
+#[test]
+fn kth_fit_submits_each_request_class_when_the_log_does() {
+    let Some(path) = kth() else { return };
+    let trace = read_file(&path, &ReadOptions::default()).unwrap();
+    let f = fit(&trace, &whole_log("kth-fit", None)).unwrap();
+    assert!(f.classes.iter().all(|c| c.profile.is_some()), "every class is a request band with its own profile");
+    let scn = Scenario::from_toml_str(&to_toml(&f), "kth-fit.toml").unwrap();
+    let log = window_shares(
+        trace
+            .jobs
+            .iter()
+            .filter(|j| j.runtime.is_some_and(|r| r > 0) && j.requested_time.is_some_and(|r| r > 0))
+            .map(|j| (trace.info.local_time(j.submit).unwrap(), j.requested_time.unwrap() as f64)),
+    );
+    let origin = scn.start_date.to_days() * 86_400 - scn.warmup as i64;
+    let sim = window_shares((0..3).flat_map(|r| {
+        JobStream::generate(&scn, r)
+            .jobs
+            .into_iter()
+            .map(move |j| (origin + j.submit as i64, j.runtime as f64 * j.walltime_factor))
+    }));
+    // Measured (2026-12-04): log ≤ 4 h 0.626, 0.223, 0.151; 4–15 h 0.359, 0.328, 0.314;
+    // > 15 h 0.271, 0.079, 0.650; simulated 0.627, 0.221, 0.152; 0.355, 0.325, 0.320;
+    // 0.343, 0.147, 0.510. The > 15 h bands hold 50–200 jobs each, so their profiles are
+    // averaged over 9–17 hours, which blurs the Friday 16:00 and Monday 07:00 edges.
+    for (class, (l, s)) in ["<=4h", "4-15h", ">15h"].iter().zip(log.iter().zip(&sim)) {
+        let tolerance = if *class == ">15h" { 0.15 } else { 0.02 };
+        for w in 0..3 {
+            assert!((l[w] - s[w]).abs() < tolerance, "{class}, window {w}: simulated {} vs log {}", s[w], l[w]);
+        }
+    }
+    assert!(sim[2][2] > sim[0][2] + 0.2, "long requests come at weekends far more than short ones: {sim:?}");
 }

@@ -69,6 +69,12 @@ fn month_rates(submits: &[i64], from: i64, to: i64) -> Vec<MonthRate> {
         .collect()
 }
 
+/// The cell of local time `t` in a profile of `cells` hours (168: hour of week, Monday
+/// 00:00 first; else hour of day).
+pub(super) fn profile_cell(t: i64, cells: usize) -> usize {
+    if cells == 168 { hour_of_week(t) } else { (t.rem_euclid(DAY as i64) / 3600) as usize }
+}
+
 /// Hour-of-week index (Monday 00:00 = 0) of local seconds since 1970-01-01 (a Thursday).
 fn hour_of_week(t: i64) -> usize {
     let day = t.div_euclid(DAY as i64);

@@ -133,7 +133,22 @@ fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_wh
         c.mean_runtime_h,
         fitted_mean
     );
+    if let Some((lo, hi)) = c.request_band {
+        let h = |x: Option<f64>, none: &str| x.map_or(none.to_string(), |v| format!("{} h", num(v)));
+        let _ = writeln!(
+            s,
+            "# Request band ({}, {}]: cut at the log's request quantiles (docs/TRACES.md, \"Request bands\")",
+            h(lo, "0"),
+            h(hi, "∞")
+        );
+    }
     let _ = writeln!(s, "{rate}");
+    if let Some(how) = c.profile.as_ref().and_then(super::ArrivalProfile::hourly_168) {
+        let _ =
+            writeln!(s, "# Its arrival rate by hour of week (local time): the log's, times the band's share of the");
+        let _ = writeln!(s, "# arrivals around each hour (docs/TRACES.md); it replaces the background's own profile.");
+        write_profile(s, &how);
+    }
     let gpus = if c.gpu_counts.len() == 1 {
         num(f64::from(c.gpu_counts[0].0))
     } else {
@@ -177,6 +192,20 @@ fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_wh
             let _ = writeln!(s, "walltime_factor = 1.5   # (assumption) the log records no requested times");
         }
     }
+}
+
+/// `hourly_profile = [...]`, one row of 24 per weekday.
+fn write_profile(s: &mut String, how: &[f64]) {
+    let _ = writeln!(s, "hourly_profile = [");
+    for (d, name) in WEEKDAYS.iter().enumerate() {
+        // Hours the log never covered (a log shorter than a week) get the mean rate.
+        let row: Vec<String> = how[d * 24..d * 24 + 24]
+            .iter()
+            .map(|v| if v.is_finite() { format!("{v:.2}") } else { "1.00".into() })
+            .collect();
+        let _ = writeln!(s, "  {},   # {name}", row.join(", "));
+    }
+    let _ = writeln!(s, "]");
 }
 
 /// `x` as [`num`] writes it, read back (what a loaded scenario will hold).
@@ -321,16 +350,7 @@ pub fn to_toml(fit: &LogFit) -> String {
                 let _ = writeln!(s, "# hours 00–23; it multiplies the monthly seasons below.");
             }
         }
-        let _ = writeln!(s, "hourly_profile = [");
-        for (d, name) in WEEKDAYS.iter().enumerate() {
-            // Hours the log never covered (a log shorter than a week) get the mean rate.
-            let row: Vec<String> = how[d * 24..d * 24 + 24]
-                .iter()
-                .map(|v| if v.is_finite() { format!("{v:.2}") } else { "1.00".into() })
-                .collect();
-            let _ = writeln!(s, "  {},   # {name}", row.join(", "));
-        }
-        let _ = writeln!(s, "]");
+        write_profile(&mut s, &how);
     }
     for c in &fit.classes {
         write_class(

@@ -71,6 +71,10 @@ pub struct RawJobClass {
     /// `runtime_hours` and `walltime_factor`; [`crate::scenario::requests`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<RawRequests>,
+    /// The class's own relative arrival rates by hour (24 or 168, as the list's
+    /// `hourly_profile`), instead of its list's profile; the list's seasons still apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hourly_profile: Option<Vec<f64>>,
     /// `cv` or `transformer`.
     #[serde(default)]
     pub kind: JobKind,

@@ -87,8 +87,9 @@ pub(super) fn accounts(
 /// Mean GPUs busy per second of the classes' jobs over `[a, b)`, were every job to run
 /// on campus, per account.
 fn use_by_account(uses: &mut [f64], classes: &[JobClass], cal: &Calendar, a: SimTime, b: SimTime, group: Option<u16>) {
-    let mean = cal.mean_multiplier(a, b);
+    let list_mean = cal.mean_multiplier(a, b);
     for c in classes {
+        let mean = c.calendar.as_ref().map_or(list_mean, |own| own.mean_multiplier(a, b));
         let gpus_busy = c.rate_per_sec * c.gpus.mean() * c.timing.mean_runtime_h() * HOUR as f64 * mean;
         if gpus_busy.is_finite() {
             uses[usize::from(group.unwrap_or(c.account))] += gpus_busy;

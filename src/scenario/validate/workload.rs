@@ -60,7 +60,26 @@ pub(super) fn job_class(key: &str, c: &RawJobClass, by_share: bool, campus: &Cam
         partition,
         nodes,
         gpus_per_node,
+        calendar: None,
     })
+}
+
+/// Gives each class with its own `hourly_profile` its calendar: `list`'s seasons with
+/// that profile instead of the list's (`key` is the list's, e.g. `background.classes`).
+pub(super) fn class_calendars(
+    key: &str,
+    classes: &mut [JobClass],
+    raw: &[RawJobClass],
+    list: &Calendar,
+    clock: Clock,
+) -> Result<()> {
+    for (i, (c, r)) in classes.iter_mut().zip(raw).enumerate() {
+        if let Some(rates) = r.hourly_profile.as_deref() {
+            let own = with_profile(&format!("{key}[{i}].hourly_profile"), list.clone(), Some(rates), clock)?;
+            c.calendar = Some(own);
+        }
+    }
+    Ok(())
 }
 
 /// A class's run times and requests: `runtime_hours` with `walltime_factor`, or `requests`.
