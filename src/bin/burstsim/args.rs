@@ -38,7 +38,9 @@ pub enum Command {
     /// to end, Monte Carlo scaling over threads (medians of several repetitions).
     Bench(BenchArgs),
     /// Estimate a scenario from a cluster's own log (SWF, sacct or CSV): arrival rates,
-    /// monthly seasons, GPU-count mix, runtimes by maximum likelihood, walltime factors.
+    /// monthly seasons, hour-of-week profiles, GPU-count mix, and requested times drawn
+    /// with run times (by request band) where the log records requests, else run times by
+    /// maximum likelihood.
     Fit(FitArgs),
     /// Fit the campus inputs nobody measured (background load, peak multipliers, the
     /// group's fair-share, patience) to the waits the group observed ([calibration] in the
