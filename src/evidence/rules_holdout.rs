@@ -33,9 +33,10 @@
 use super::fit::{FitOptions, fit};
 use super::holdout::{HoldoutError, dated_toml, load};
 use super::replay::ReplayOptions;
-use super::site_rules::{CLASSES, Figures, RulesError, SiteRules, class_of, exact_factor, rules_replay, to_minute};
+use super::site_rules::{CLASSES, Figures, RulesError, SiteRules, class_of, rules_replay, to_minute};
 use crate::engine::simulate;
 use crate::job::Job;
+use crate::job::exact_factor;
 use crate::stats::{Summary, summarize};
 use crate::trace::Trace;
 use crate::units::{DAY, SimTime};

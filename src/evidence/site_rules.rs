@@ -28,6 +28,7 @@ use rand::RngExt;
 
 use super::replay::{Converted, Replay, ReplayError, ReplayOptions, replay_converted, to_jobs};
 use crate::date::Date;
+use crate::job::exact_factor;
 use crate::rng::{Purpose, stream};
 use crate::scenario::recurring::{self, Days, LimitRule, TimeLimits};
 use crate::trace::Trace;
@@ -184,10 +185,6 @@ pub fn class_of(request: i64) -> usize {
 pub fn to_minute(wait: i64) -> i64 {
     (wait + 30).div_euclid(60) * 60
 }
-
-/// The walltime factor whose request for `runtime` seconds is exactly `request` (moved to
-/// [`crate::job::exact_factor`], where generated jobs use it too).
-pub use crate::job::exact_factor;
 
 /// Replays `trace` under `rules` (module doc), then `shakes` more times with shaken
 /// submissions (seed `seed`).

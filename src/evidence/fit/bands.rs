@@ -3,14 +3,15 @@
 //! How long a job asks to run depends on when it is submitted (at KTH, before June 1997,
 //! most jobs asking over 15 h came at weekends, most short ones on weekday mornings), so
 //! one hour-of-week profile for every request would send long requests in at the wrong
-//! time. The fit therefore splits each size class by the log's own request quantiles
-//! (nothing site-specific) and gives each part its own profile:
+//! time. The fit therefore splits the background by the log's own request quantiles
+//! (nothing site-specific), gives each part its own profile, and then splits each part
+//! into size classes:
 //! - **bands**: the request quantiles at 1/2, 3/4, 7/8, … (each band above a boundary
 //!   holds half the jobs of the one before), as long as the jobs asking more than the
 //!   boundary number at least [`MIN_BAND_JOBS`]; a band is the requests in
 //!   `(lower, upper]`, so a site limit many jobs ask for stays inside one band;
-//! - **per size class**, a band with fewer than [`MIN_BAND_JOBS`] jobs is merged into the
-//!   next one up (the last into the one below), as size classes are;
+//! - a band with fewer than [`MIN_BAND_JOBS`] jobs is merged into the next one up (the
+//!   last into the one below), as size classes are;
 //! - **profile**: by the same cells as the whole log's profile (hour of week, or of day
 //!   when that is what the log supports), the band's own arrivals per cell averaged over
 //!   the cyclic window `h−k..h+k`, the narrowest that holds [`super::MIN_JOBS_PER_CELL`]
