@@ -33,6 +33,9 @@ pub fn human(v: &toml::Value) -> String {
                 None => fields.join("; "),
             }
         }
+        // A whole number written as a float ("gpus = 3.0", as `fit` writes a choice's values)
+        // reads as a person writes it: "3".
+        toml::Value::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
         other => other.to_string(),
     };
     if s.chars().count() > MAX_VALUE_CHARS {
@@ -148,6 +151,9 @@ mod tests {
         assert_eq!(human(&t["a"]), "x");
         assert_eq!(human(&t["b"]), "1, 2, 4");
         assert_eq!(human(&t["c"]), "choice: values 1, 2; weights 0.5, 0.5");
+        let f: toml::Table = toml::from_str("g = { kind = \"choice\", values = [3.0, 16.0], weights = [0.25, 2.0] }\nh = 1.5").unwrap();
+        assert_eq!(human(&f["g"]), "choice: values 3, 16; weights 0.25, 2");
+        assert_eq!(human(&f["h"]), "1.5");
         assert!(human(&toml::Value::String("y".repeat(300))).ends_with('…'));
     }
 
