@@ -6,6 +6,7 @@
     scripts/slurm-replay.py random --jobs 30 --seed 13 > LIST.csv
     scripts/slurm-replay.py random --mix frag --jobs 40 --seed 5 > LIST.csv   # fragmentation-heavy
     scripts/slurm-replay.py compare A.csv B.csv [--tolerance 3]   # two runs, start by start
+    scripts/slurm-replay.py agreement --runs R1.csv R2.csv … --replays J1.csv J2.csv …   # a list's runs
     scripts/slurm-replay.py digest RESULTS.csv --log slurmctld.log --out DIGEST.csv
 
 LIST.csv has a header and the columns
@@ -496,6 +497,56 @@ def compare(args) -> int:
     return 0
 
 
+def agreement(args) -> int:
+    """A list's recorded runs against each other and against a replay of each run.
+
+    Prints the share of starts within the tolerance over every pair of runs (Slurm against
+    itself), the share of the replays' starts within it of their own run, the mean wait
+    ratio replay / run (mean over runs), and a bootstrap interval over runs of the
+    difference between the two shares: runs are drawn with replacement, the replay's share
+    is over the drawn runs and Slurm's over the pairs of drawn runs that are different runs.
+    """
+    if len(args.runs) != len(args.replays) or len(args.runs) < 2:
+        log("give two or more --runs and one --replays file per run, in the same order")
+        return 2
+
+    def read(path: Path) -> tuple[dict[str, int], dict[str, int]]:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        key = "start" if "start" in rows[0] else "simulated_start"
+        return ({r["job"]: round(float(r[key])) for r in rows},
+                {r["job"]: round(float(r["submit"])) for r in rows})
+    runs = [read(p) for p in args.runs]
+    replays = [read(p)[0] for p in args.replays]
+    jobs = sorted(runs[0][0])
+
+    def agree(a: dict[str, int], b: dict[str, int]) -> int:
+        return sum(abs(a[j] - b[j]) <= args.tolerance for j in jobs)
+    n = len(runs)
+    pair = [[agree(runs[i][0], runs[k][0]) for k in range(n)] for i in range(n)]
+    model = [agree(runs[i][0], replays[i]) for i in range(n)]
+
+    def shares(pick: list[int]) -> tuple[float, float]:
+        pairs = [(i, k) for x, i in enumerate(pick) for k in pick[x + 1:] if i != k]
+        own = sum(pair[i][k] for i, k in pairs) / (len(pairs) * len(jobs)) if pairs else float("nan")
+        return own, sum(model[i] for i in pick) / (len(pick) * len(jobs))
+    own, mod = shares(list(range(n)))
+    wait = lambda st, sub: sum(st[j] - sub[j] for j in jobs) / len(jobs)
+    ratio = sum(wait(replays[i], runs[i][1]) / wait(*runs[i]) for i in range(n)) / n
+    rng = random.Random(args.seed)
+    diffs = sorted(d for d in (mod_b - own_b for own_b, mod_b in
+                               (shares([rng.randrange(n) for _ in range(n)]) for _ in range(args.bootstrap)))
+                   if d == d)
+    lo, hi = diffs[int(0.025 * len(diffs))], diffs[int(0.975 * len(diffs)) - 1]
+    print(f"{n} runs of {len(jobs)} jobs; starts within {args.tolerance} s")
+    print(f"  Slurm vs Slurm ({n * (n - 1) // 2} pairs): {own:.3f}")
+    print(f"  replay vs its run: {mod:.3f} (per run: {', '.join(str(m) for m in model)})")
+    print(f"  replay - Slurm: {mod - own:+.3f}, bootstrap 95% interval over runs [{lo:+.3f}, {hi:+.3f}] "
+          f"({len(diffs)} draws, seed {args.seed})")
+    print(f"  mean wait, replay / run (mean over runs): {ratio:.3f}")
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -519,6 +570,12 @@ def main() -> int:
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     c.add_argument("--tolerance", type=int, default=3, help="seconds (3 = bf_interval 2 s + 1 s resolution)")
+    ag = sub.add_parser("agreement", help="a list's runs against each other and against their replays")
+    ag.add_argument("--runs", type=Path, nargs="+", required=True)
+    ag.add_argument("--replays", type=Path, nargs="+", required=True, help="burstsim --jobs-out, one per run")
+    ag.add_argument("--tolerance", type=int, default=3)
+    ag.add_argument("--bootstrap", type=int, default=2000, help="draws of the runs (2000)")
+    ag.add_argument("--seed", type=int, default=1)
     d = sub.add_parser("digest", help="the digest of slurmctld's log for a recorded run")
     d.add_argument("results", type=Path, help="the run's RESULTS.csv (for the Slurm ids)")
     d.add_argument("--log", type=Path, required=True, help="slurmctld.log with the whole run in it")
@@ -535,6 +592,8 @@ def main() -> int:
         return compare(a)
     if a.cmd == "digest":
         return digest(a)
+    if a.cmd == "agreement":
+        return agreement(a)
     return run(a)
 
 

@@ -438,9 +438,36 @@ fn the_fair_share_lists_tell_fifo_and_the_two_algorithms_apart() {
 const PLANNER_LISTS: &[(&str, &[&str])] = &[
     (
         "random-30",
-        &["random-30-1", "random-30-2", "random-30-3", "random-30-4", "random-30-5", "random-30-6", "random-30-7"],
+        &[
+            "random-30-1",
+            "random-30-2",
+            "random-30-3",
+            "random-30-4",
+            "random-30-5",
+            "random-30-6",
+            "random-30-7",
+            "random-30-8",
+            "random-30-9",
+            "random-30-10",
+            "random-30-11",
+            "random-30-12",
+        ],
     ),
-    ("frag-40", &["frag-40-1", "frag-40-2", "frag-40-3", "frag-40-4", "frag-40-5"]),
+    (
+        "frag-40",
+        &[
+            "frag-40-1",
+            "frag-40-2",
+            "frag-40-3",
+            "frag-40-4",
+            "frag-40-5",
+            "frag-40-6",
+            "frag-40-7",
+            "frag-40-8",
+            "frag-40-9",
+            "frag-40-10",
+        ],
+    ),
 ];
 
 /// Starts within 3 s between two recorded runs of one list.
@@ -489,8 +516,8 @@ fn slurms_planner_on_the_recorded_lists_measures_as_docs_validation_says() {
         }
         // With it, the list's mean wait (the mean of its runs' ratios) is within ±10% of
         // Slurm's under Slurm's planner on both lists; the exact planner's is on random-30
-        // only (0.987; frag-40 0.889, docs/VALIDATION.md).
-        let (want_exact, want_slurm) = if list == "random-30" { (0.987, 0.976) } else { (0.889, 0.930) };
+        // only (0.969; frag-40 0.882, docs/VALIDATION.md).
+        let (want_exact, want_slurm) = if list == "random-30" { (0.969, 0.965) } else { (0.882, 0.957) };
         for (name, r, want) in [("exact", ratio_exact_c, want_exact), ("slurm", ratio_slurm_c, want_slurm)] {
             assert!((r - want).abs() < 0.0005, "{list} {name} --completing 1: mean wait ratio {r:.3}, docs say {want}");
         }
@@ -506,13 +533,14 @@ fn slurms_planner_on_the_recorded_lists_measures_as_docs_validation_says() {
             share(slurm_c, n)
         );
         // What the figures are: neither planner reaches Slurm's own agreement without the
-        // release delay; with it, Slurm's planner agrees more often than without, the exact
-        // planner reaches Slurm's own agreement on random-30 and Slurm's on frag-40.
+        // release delay; with it, Slurm's planner agrees more often than without. Neither
+        // reaches Slurm's own agreement on random-30 (0.922 and 0.900 against 0.934); on
+        // frag-40 Slurm's planner does (0.647 against 0.633).
         assert!(share(exact, n) < own && share(slurm, n) < own, "{list}");
         assert!(share(slurm_c, n) > share(slurm, n), "{list}");
         let got = [own, share(exact, n), share(slurm, n), share(exact_c, n), share(slurm_c, n)];
         let want =
-            if list == "random-30" { [0.913, 0.848, 0.819, 0.924, 0.905] } else { [0.593, 0.500, 0.515, 0.575, 0.645] };
+            if list == "random-30" { [0.934, 0.817, 0.797, 0.922, 0.900] } else { [0.633, 0.535, 0.495, 0.605, 0.647] };
         for (g, w) in got.iter().zip(want) {
             assert!((g - w).abs() < 0.0005, "{list}: {got:.3?}, docs/VALIDATION.md says {want:?}");
         }
