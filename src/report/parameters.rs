@@ -151,7 +151,8 @@ mod tests {
         assert_eq!(human(&t["a"]), "x");
         assert_eq!(human(&t["b"]), "1, 2, 4");
         assert_eq!(human(&t["c"]), "choice: values 1, 2; weights 0.5, 0.5");
-        let f: toml::Table = toml::from_str("g = { kind = \"choice\", values = [3.0, 16.0], weights = [0.25, 2.0] }\nh = 1.5").unwrap();
+        let f: toml::Table =
+            toml::from_str("g = { kind = \"choice\", values = [3.0, 16.0], weights = [0.25, 2.0] }\nh = 1.5").unwrap();
         assert_eq!(human(&f["g"]), "choice: values 3, 16; weights 0.25, 2");
         assert_eq!(human(&f["h"]), "1.5");
         assert!(human(&toml::Value::String("y".repeat(300))).ends_with('…'));
