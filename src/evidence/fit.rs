@@ -20,8 +20,10 @@
 //!   requests keep the log's distribution (a site's limits included) and the run times
 //!   theirs; without requests the parametric run time is written with an assumed factor;
 //! - **seasons**: one recurring season per calendar month with multiplier = the month's
-//!   arrival rate ÷ the log's mean rate (jobs per day of the log in that month), so the
-//!   multipliers average 1 over the log's period;
+//!   work submitted per day (GPU-hours) ÷ the log's mean, so the multipliers average 1
+//!   over the log's period and each month keeps the offered load it had (a month of many
+//!   small jobs is not made busier than it was: the simulation draws a job's size and run
+//!   time whatever the month);
 //! - **hour of week**: relative arrival rates by local hour and weekday, written as the
 //!   background's `hourly_profile` (168 values, Monday 00:00 first);
 //! - **request bands**: when the log records requests and has a profile, each background
@@ -175,7 +177,7 @@ pub struct MonthRate {
     pub days: f64,
     /// Jobs submitted in it.
     pub jobs: usize,
-    /// Rate ÷ the log's mean rate (1 when the log has no day in the month).
+    /// Work submitted per day ÷ the log's mean (1 when the log has no day in the month).
     pub multiplier: f64,
 }
 
@@ -407,8 +409,9 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
     let (months, profile) = match local(0) {
         Some(t0) => {
             let submits: Vec<i64> = others.iter().map(|(j, _)| t0 + j.submit as i64).collect();
+            let works: Vec<f64> = others.iter().map(|(j, _)| work(j)).collect();
             let (from, to) = (t0, t0 + span as i64);
-            (seasons(&submits, from, to, &mut warnings), arrival_profile(&submits, from, to, &mut warnings))
+            (seasons(&submits, &works, from, to, &mut warnings), arrival_profile(&submits, from, to, &mut warnings))
         }
         None => (Vec::new(), ArrivalProfile::Flat),
     };

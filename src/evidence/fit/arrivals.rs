@@ -24,10 +24,23 @@ pub(super) fn arrival_profile(submits: &[i64], from: i64, to: i64, warnings: &mu
     ArrivalProfile::Flat
 }
 
-/// Monthly multipliers for the months with enough data (see the module doc).
-pub(super) fn seasons(submits: &[i64], from: i64, to: i64, warnings: &mut Vec<FitWarning>) -> Vec<MonthRate> {
+/// Monthly multipliers for the months with enough data (see the module doc): each month's
+/// work submitted per day (`work[i]` is job `i`'s GPU-seconds) ÷ the log's mean.
+///
+/// Work, not job counts: the simulation draws a job's size and run time whatever the
+/// month, so a multiplier scales the month's offered load. A log whose busy months bring
+/// many small jobs (KTH-SP2's May: 1.32× the mean jobs a day, about the mean load) would
+/// otherwise get months far busier and far quieter than it had, and queues that wait
+/// longer than its own (docs/VALIDATION.md, "Out of sample within the regime", point 6).
+pub(super) fn seasons(
+    submits: &[i64],
+    work: &[f64],
+    from: i64,
+    to: i64,
+    warnings: &mut Vec<FitWarning>,
+) -> Vec<MonthRate> {
     const NAMES: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let mut months = month_rates(submits, from, to);
+    let mut months = month_rates(submits, work, from, to);
     let enough = |m: &MonthRate| m.days >= MIN_MONTH_DAYS && m.jobs >= MIN_MONTH_JOBS;
     let good = months.iter().filter(|m| enough(m)).count();
     if good < 2 {
@@ -45,7 +58,8 @@ pub(super) fn seasons(submits: &[i64], from: i64, to: i64, warnings: &mut Vec<Fi
     months
 }
 
-fn month_rates(submits: &[i64], from: i64, to: i64) -> Vec<MonthRate> {
+fn month_rates(submits: &[i64], work: &[f64], from: i64, to: i64) -> Vec<MonthRate> {
+    debug_assert_eq!(submits.len(), work.len());
     let day = DAY as i64;
     let mut days = [0.0f64; 12];
     let mut t = from;
@@ -54,17 +68,19 @@ fn month_rates(submits: &[i64], from: i64, to: i64) -> Vec<MonthRate> {
         days[Date::from_days(t.div_euclid(day)).month() as usize - 1] += (next - t) as f64 / day as f64;
         t = next;
     }
-    let mut jobs = [0usize; 12];
-    for &s in submits {
-        jobs[Date::from_days(s.div_euclid(day)).month() as usize - 1] += 1;
+    let (mut jobs, mut month_work) = ([0usize; 12], [0.0f64; 12]);
+    for (&s, &w) in submits.iter().zip(work) {
+        let m = Date::from_days(s.div_euclid(day)).month() as usize - 1;
+        jobs[m] += 1;
+        month_work[m] += w;
     }
-    let mean = submits.len() as f64 / days.iter().sum::<f64>();
+    let mean = month_work.iter().sum::<f64>() / days.iter().sum::<f64>();
     (0..12)
         .map(|m| MonthRate {
             month: m as u8 + 1,
             days: days[m],
             jobs: jobs[m],
-            multiplier: if days[m] >= 1.0 { (jobs[m] as f64 / days[m] / mean).min(100.0) } else { 1.0 },
+            multiplier: if days[m] >= 1.0 && mean > 0.0 { (month_work[m] / days[m] / mean).min(100.0) } else { 1.0 },
         })
         .collect()
 }
@@ -154,13 +170,13 @@ mod tests {
         let mut w = Vec::new();
         // 40 days, 4 jobs a day: January is full, February has 9 days (36 jobs).
         let s: Vec<i64> = (0..160).map(|i| from + i * day / 4).collect();
-        let m = seasons(&s, from, from + 40 * day, &mut w);
+        let m = seasons(&s, &vec![1.0; s.len()], from, from + 40 * day, &mut w);
         assert!(m.is_empty() && matches!(w[..], [FitWarning::NoSeasons { months: 1 }]), "{w:?}");
         w.clear();
         // 75 days: January and February full, March 16 days but only 10 jobs.
         let mut s: Vec<i64> = (0..236).map(|i| from + i * day / 4).collect();
         s.extend((0..10).map(|i| from + 59 * day + i * day));
-        let m = seasons(&s, from, from + 75 * day, &mut w);
+        let m = seasons(&s, &vec![1.0; s.len()], from, from + 75 * day, &mut w);
         assert_eq!(m[2].multiplier, 1.0, "March has too few jobs");
         assert!(m[0].multiplier > 1.0, "January is estimated: {:?}", m[0]);
         assert!(matches!(&w[..], [FitWarning::ThinMonths { months }] if months == &["Mar"]), "{w:?}");
@@ -174,10 +190,29 @@ mod tests {
         let from = 0;
         let to = 365 * 86_400;
         let submits: Vec<i64> = (0..3650).map(|i| i * 8640 + if i % 2 == 0 { 0 } else { 3600 }).collect();
-        let months = month_rates(&submits, from, to);
+        let work: Vec<f64> = (0..submits.len()).map(|i| 1.0 + (i % 7) as f64).collect();
+        let months = month_rates(&submits, &work, from, to);
         let mean: f64 = months.iter().map(|m| m.multiplier * m.days).sum::<f64>() / 365.0;
         assert!((mean - 1.0).abs() < 1e-9, "{mean}");
         let how = hour_of_week_rates(&submits, from, to);
         assert!((how.iter().sum::<f64>() / 168.0 - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_month_of_many_small_jobs_keeps_the_load_it_had() {
+        // January: 4 jobs a day of 1 GPU-hour; February: 8 a day of half an hour each.
+        // The same work a day, so the same multiplier, though twice the jobs.
+        let day = 86_400;
+        let mut submits: Vec<i64> = (0..31 * 4).map(|i| i * day / 4).collect();
+        let mut work = vec![3600.0; submits.len()];
+        submits.extend((0..28 * 8).map(|i| 31 * day + i * day / 8));
+        work.resize(submits.len(), 1800.0);
+        let m = month_rates(&submits, &work, 0, 59 * day);
+        assert!((m[0].multiplier - 1.0).abs() < 1e-9 && (m[1].multiplier - 1.0).abs() < 1e-9, "{:?}", &m[..2]);
+        assert_eq!((m[0].jobs, m[1].jobs), (124, 224));
+        // Twice the work a day in February: its multiplier is twice January's.
+        let heavy: Vec<f64> = work.iter().enumerate().map(|(i, &w)| if i >= 124 { 2.0 * w } else { w }).collect();
+        let m = month_rates(&submits, &heavy, 0, 59 * day);
+        assert!((m[1].multiplier / m[0].multiplier - 2.0).abs() < 1e-9, "{:?}", &m[..2]);
     }
 }

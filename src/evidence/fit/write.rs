@@ -366,7 +366,10 @@ pub fn to_toml(fit: &LogFit) -> String {
         );
     }
     if !fit.months.is_empty() {
-        let _ = writeln!(s, "\n# Monthly arrival-rate multipliers: jobs per day in the month ÷ the log's mean.");
+        let _ = writeln!(
+            s,
+            "\n# Monthly arrival-rate multipliers: work (GPU-hours) submitted per day in the month ÷ the\n# log's mean, so each month keeps its load (docs/TRACES.md, \"Seasons\")."
+        );
         for m in &fit.months {
             let i = m.month as usize - 1;
             let _ = writeln!(s, "[[background.seasons]]");
