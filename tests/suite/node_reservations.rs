@@ -92,6 +92,25 @@ fn the_forecast_plans_no_job_into_a_window_after_a_release() {
     assert_eq!(c.predict_start(20 * H, job(1, 1), Request::default(), u64::MAX), 21 * H);
 }
 
+/// Nothing else happens: a 4-h job submitted at 21:00 to the one node, reserved
+/// 22:00–24:00, starts when the window ends (the window's end wakes the schedulers), not
+/// before and not at some later unrelated event.
+#[test]
+fn a_job_kept_off_by_a_window_starts_as_it_ends() {
+    for planner in ["exact", "slurm"] {
+        let text = format!(
+            "[simulation]\nstart_date = \"2026-09-07\"\nhorizon_days = 14\nwarmup_days = 0\nreplications = 1\n\
+             [campus]\nplacement = \"nodes\"\nnodes = 1\ngpus_per_node = 8\nvram_gb = 80\nbf_planner = \"{planner}\"\n\
+             [[campus.reservations]]\nstart_time = \"2026-09-07T22:00\"\nduration_minutes = 120\nflags = \"DAILY\"\nnodes = 1\n\
+             [background]\n[[background.classes]]\nname = \"x\"\njobs_per_week = 0\nruntime_hours = 1\n"
+        );
+        let s = Scenario::from_toml_str(&text, "test.toml").expect("valid");
+        let stream = JobStream::from_jobs(vec![Job::plain(21 * H, 2, 4 * H, false)]);
+        let out = burstsim::engine::simulate(&s, &stream, 0, 0);
+        assert_eq!(out.records[0].start, 24 * H, "{planner}");
+    }
+}
+
 /// Watches a run: per job its starts and completions, per node its GPUs in use, and
 /// every placement on a reserved node against the node's windows.
 struct Watch<'a> {
