@@ -10,6 +10,9 @@ use crate::scenario::recurring::{self as rec, Days, LimitRule, NodeWindows, Time
 /// maintenance and drain windows reach: jobs still run after the horizon).
 const BEYOND_HORIZON_DAYS: u64 = 400;
 
+/// Sorted `[start, end)` windows on the clock.
+type Windows = Vec<(SimTime, SimTime)>;
+
 /// `YYYY-MM-DDTHH:MM[:SS]` into a date and seconds after midnight.
 fn start_time(key: &str, text: &str) -> Result<(Date, u32)> {
     let why = format!(
@@ -28,14 +31,14 @@ pub(super) fn apply(
     clock: Clock,
     horizon: SimTime,
     groups: &[NodeGroup],
-    maintenance: Vec<(SimTime, SimTime)>,
-) -> Result<(Vec<(SimTime, SimTime)>, NodeWindows, TimeLimits)> {
+    maintenance: Windows,
+) -> Result<(Windows, NodeWindows, TimeLimits)> {
     // Local wall time is the clock's own: clock 0 is `clock.seconds_of` = 0.
     let zero = clock.start.to_days() * 86_400 - clock.warmup as i64;
     let to_clock = |local: i64| local - zero;
     let last_day = clock.start.to_days() + ((horizon / DAY) + BEYOND_HORIZON_DAYS) as i64;
     let mut whole = Vec::new();
-    let mut per_node: Vec<(u32, Vec<(SimTime, SimTime)>)> = Vec::new();
+    let mut per_node: Vec<(u32, Windows)> = Vec::new();
     for (i, r) in c.reservations.iter().enumerate() {
         let k = format!("campus.reservations[{i}]");
         let (day, second) = start_time(&format!("{k}.start_time"), &r.start_time)?;
