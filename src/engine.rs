@@ -322,6 +322,10 @@ impl<'a, O: Observer> World<'a, O> {
         for b in scn.campus.time_limits.boundaries() {
             events.push(b, Event::MaintenanceEnd);
         }
+        // A reserved node's window ending may let a waiting job start on it.
+        for end in scn.campus.node_windows.ends() {
+            events.push(end, Event::MaintenanceEnd);
+        }
         events.push(scn.horizon, Event::Horizon);
         for (o, offer) in scn.offers.iter().enumerate() {
             // Rentals of chosen months: those beginning before arrivals stop.

@@ -19,6 +19,13 @@
 //!
 //! Every reservation uses walltime requests, never true runtimes, so the forecast is as
 //! pessimistic as users' requests are generous.
+//!
+//! **Reserved nodes** (recurring reservations of named nodes, `scenario::recurring`'s
+//! `NodeWindows`) are known to all three: a job is placed now only on nodes none of whose
+//! windows overlaps `[now, now + walltime request)`, and in a plan each window holds its
+//! node whole (nothing is planned on the node across it), as Slurm keeps jobs outside a
+//! reservation off its nodes when their time limit would overlap it. Without such
+//! reservations none of this code runs.
 
 use std::collections::VecDeque;
 
@@ -30,9 +37,11 @@ use super::priority::PriorityState;
 use super::queue::{Key, Queue, Waiting, Walk};
 use super::request::{QueuedJob, Request};
 
+mod reserved;
 mod slurm_pass;
 use crate::scenario::Campus;
 use crate::scenario::raw::{BfPlanner, SchedulerKind};
+use crate::scenario::recurring::NodeWindows;
 use crate::units::SimTime;
 
 #[derive(Clone, Debug)]
@@ -61,6 +70,11 @@ pub struct NodeCluster {
     maintenance: Vec<(SimTime, SimTime)>,
     /// MaxTime by time window (`scenario::recurring`; empty: none), shared with the plans.
     time_limits: std::sync::Arc<crate::scenario::recurring::TimeLimits>,
+    /// Per-node reservation windows (empty: none, the default), shared with the Slurm plan.
+    node_windows: std::sync::Arc<NodeWindows>,
+    /// The longest walltime request ever queued: a plan blocks the windows that start
+    /// before its horizon plus this (no job planned by then can reach a later one).
+    longest_walltime: SimTime,
     partition_factor: Vec<f64>,
     max_per_node: Vec<u32>,
     limits: Limits,
@@ -136,6 +150,8 @@ impl NodeCluster {
             resolution: campus.backfill.resolution,
             maintenance: campus.maintenance.clone(),
             time_limits,
+            node_windows: std::sync::Arc::new(campus.node_windows.clone()),
+            longest_walltime: 0,
             partition_factor: campus.partitions.iter().map(|p| p.priority_factor).collect(),
             max_per_node: campus.partitions.iter().map(|p| p.max_gpus_per_node).collect(),
             limits,
@@ -244,6 +260,7 @@ impl NodeCluster {
     pub fn enqueue(&mut self, now: SimTime, q: QueuedJob, req: Request) {
         self.accrue(now);
         let w = self.waiting(now, q, req);
+        self.longest_walltime = self.longest_walltime.max(q.walltime);
         self.queued_gpus += u64::from(q.gpus);
         self.queued_gpu_secs += u128::from(q.gpus) * u128::from(q.walltime);
         if q.group {
@@ -476,7 +493,7 @@ impl NodeCluster {
                 continue;
             }
             if !self.maintenance_blocks(now, w.q.walltime)
-                && let Some(alloc) = self.place_now(w.req.partition, w.shape)
+                && let Some(alloc) = self.place_now(now, &w)
             {
                 walk.take(&mut self.queue, a); // the cursor now points at the next
                 self.start(now, &w, alloc, started);
@@ -510,7 +527,7 @@ impl NodeCluster {
             {
                 continue;
             }
-            if !self.maintenance_blocks(now, w.q.walltime) && self.place_now(w.req.partition, w.shape).is_some() {
+            if !self.maintenance_blocks(now, w.q.walltime) && self.place_now(now, w).is_some() {
                 return true;
             }
             blocked[p] = true;
@@ -534,6 +551,7 @@ impl NodeCluster {
         for &(n, until) in &self.down {
             plan.block(n, now, until);
         }
+        self.block_windows(&mut plan, now, horizon.saturating_add(self.longest_walltime));
         plan
     }
 
@@ -656,6 +674,7 @@ impl NodeCluster {
         for &(n, until) in &self.down {
             plan.block(n, now, until);
         }
+        self.block_windows(&mut plan, now, horizon.saturating_add(self.longest_walltime.max(q.walltime)));
         let mut ahead = 0u32;
         for w in self.queue.iter().take_while(|w| w.key() < me.key()) {
             ahead += 1;

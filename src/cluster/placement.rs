@@ -137,6 +137,31 @@ impl Nodes {
         }
     }
 
+    /// [`Nodes::place`] among the nodes `ok` accepts only (the main scheduler's placement
+    /// when some nodes are reserved: those whose windows the job would run into are left
+    /// out). The same best fit over fewer nodes.
+    pub fn place_where(&self, partition: u16, shape: Shape, ok: impl Fn(u32) -> bool) -> Option<Allocation> {
+        let set = &self.by_free[usize::from(partition)];
+        match shape {
+            Shape::OneNode(k) => set.from(k).find(|&(_, n)| ok(n)).map(|(_, n)| vec![(n, k)]),
+            Shape::Exact(n, g) => {
+                let picked: Allocation =
+                    set.from(g).filter(|&(_, node)| ok(node)).take(n as usize).map(|(_, node)| (node, g)).collect();
+                (picked.len() == n as usize).then_some(picked)
+            }
+            Shape::Whole(n) => {
+                let mut picked: Allocation = set
+                    .from(0)
+                    .filter(|&(free, node)| free == self.nodes[node as usize].gpus && ok(node))
+                    .take(n as usize)
+                    .map(|(free, node)| (node, free))
+                    .collect();
+                picked.sort_unstable();
+                (picked.len() == n as usize).then_some(picked)
+            }
+        }
+    }
+
     /// Whether the job would fit now: `place(..).is_some()` without building the
     /// allocation (the backfill pass asks this of many jobs).
     pub fn fits(&self, partition: u16, shape: Shape) -> bool {
@@ -302,6 +327,17 @@ mod tests {
         assert_eq!(c.place(0, Shape::of(12, 0, 0, 8)), Some(vec![(0, 8), (2, 8)]));
         // A shape of 2 nodes × 3 GPUs: the two tightest fits.
         assert_eq!(c.place(0, Shape::Exact(2, 3)), Some(vec![(1, 3), (0, 3)]));
+    }
+
+    #[test]
+    fn placing_among_some_nodes_is_best_fit_over_those_alone() {
+        let mut c = nodes(4, 8);
+        c.take(&vec![(1, 6)]); // node 1: 2 free, the best fit for 2 GPUs
+        assert_eq!(c.place_where(0, Shape::OneNode(2), |_| true), c.place(0, Shape::OneNode(2)));
+        assert_eq!(c.place_where(0, Shape::OneNode(2), |n| n != 1), Some(vec![(0, 2)]));
+        assert_eq!(c.place_where(0, Shape::of(16, 0, 0, 8), |n| n != 0), Some(vec![(2, 8), (3, 8)]));
+        assert_eq!(c.place_where(0, Shape::of(16, 0, 0, 8), |n| n > 2), None, "one whole node left");
+        assert_eq!(c.place_where(0, Shape::Exact(2, 2), |n| n != 1), Some(vec![(0, 2), (2, 2)]));
     }
 
     proptest! {

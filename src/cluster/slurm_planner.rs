@@ -31,9 +31,18 @@
 //!   (the lowest on a tie). Plain best fit over all nodes, what [`super::placement`]
 //!   does, differs when equal nodes sit in different runs.
 //!
-//! Not modelled: advance reservations other than maintenance (maintenance moves the
-//! start past the window, as an all-node reservation does), licences, features, and
-//! Slurm's wall-clock limits on a pass. Down nodes are left out of every plan (Slurm does
+//! - **Advance reservations** of some nodes (recurring reservations of named nodes,
+//!   [`NodeWindows`]), as `job_test_resv` applies them: at each time tried, the nodes of
+//!   the job's partition with a window overlapping `[start_res, start_res + walltime)`
+//!   are left out, and when any was, the first window end after `start_res`, plus one
+//!   second, is a `later_start` too (Slurm's `find_resv_end`: over every reserved node,
+//!   unrounded). A planned start on nodes whose windows it would run into (the
+//!   will-run test found it after `start_res`) is tried again from that start, so no
+//!   reservation is planned across a window.
+//!
+//! Not modelled: advance reservations of users (maintenance moves the start past the
+//! window, as an all-node reservation does), licences, features, and Slurm's wall-clock
+//! limits on a pass. Down nodes are left out of every plan (Slurm does
 //! not know when they come back). Account limits are the caller's: a job a limit holds is
 //! not tested, as Slurm skips it.
 
@@ -41,7 +50,7 @@ use std::sync::Arc;
 
 use super::placement::{Allocation, Node, Shape};
 use super::plan::Ask;
-use crate::scenario::recurring::TimeLimits;
+use crate::scenario::recurring::{NodeWindows, TimeLimits};
 use crate::units::SimTime;
 
 /// select/cons_tres's first will-run window (seconds): fixed in Slurm 22.05, not a setting.
@@ -111,6 +120,8 @@ pub struct SlurmPlan {
     maintenance: Vec<(SimTime, SimTime)>,
     /// Time-of-day limits (none unless [`SlurmPlan::with_time_limits`]).
     time_limits: Arc<TimeLimits>,
+    /// Per-node reservation windows (none unless [`SlurmPlan::with_node_windows`]).
+    node_windows: Arc<NodeWindows>,
     /// The clock's offset from Slurm's epoch modulo 30 s: Slurm aligns its will-run
     /// windows on the epoch, burstsim on its clock (0 here; on the recorded lists the
     /// runs' own offsets, 0-28 s, changed no start).
@@ -160,6 +171,7 @@ impl SlurmPlan {
             slots: vec![Slot { begin, end, avail: all }],
             maintenance: maintenance.to_vec(),
             time_limits: Arc::default(),
+            node_windows: Arc::default(),
             phase: 0,
         }
     }
@@ -168,6 +180,13 @@ impl SlurmPlan {
     /// maintenance is planned around).
     pub fn with_time_limits(mut self, limits: Arc<TimeLimits>) -> SlurmPlan {
         self.time_limits = limits;
+        self
+    }
+
+    /// The same plan, keeping jobs off reserved nodes across their windows (see the module
+    /// doc, "Advance reservations").
+    pub fn with_node_windows(mut self, windows: Arc<NodeWindows>) -> SlurmPlan {
+        self.node_windows = windows;
         self
     }
 
@@ -205,8 +224,11 @@ impl SlurmPlan {
             }
             start_res = moved;
             let end = start_res.saturating_add(ask.walltime);
-            let (avail, later) = self.avail_over(&usable, start_res, end);
-            let later = later.filter(|_| !now_only);
+            let (mut avail, later) = self.avail_over(&usable, start_res, end);
+            let mut later = later.filter(|_| !now_only);
+            if !self.node_windows.is_empty() {
+                later = self.leave_out_reserved(&mut avail, &usable, start_res, ask.walltime, later, now_only);
+            }
             if avail.count() < min_nodes {
                 match later {
                     Some(l) => {
@@ -239,6 +261,13 @@ impl SlurmPlan {
                 start_res = allowed;
                 continue;
             }
+            // Nodes clear of their windows from `start_res` may not be from `t`: try from
+            // `t`, where the test leaves them out.
+            if !self.node_windows.is_empty() && alloc.iter().any(|&(n, _)| self.node_windows.blocks(n, t, ask.walltime))
+            {
+                start_res = t;
+                continue;
+            }
             if let Some(l) = later
                 && t > l
             {
@@ -256,6 +285,35 @@ impl SlurmPlan {
             return Some((t, alloc));
         }
         None
+    }
+
+    /// `job_test_resv` for the reserved nodes: leaves out of `avail` every node of `usable`
+    /// whose windows overlap `[start_res, start_res + walltime)`; when one was, the first
+    /// window end after `start_res` plus one second (if before the backfill window ends) is the
+    /// `later_start` when it is earlier. Returns the `later_start`.
+    fn leave_out_reserved(
+        &self,
+        avail: &mut NodeSet,
+        usable: &NodeSet,
+        start_res: SimTime,
+        walltime: SimTime,
+        later: Option<SimTime>,
+        now_only: bool,
+    ) -> Option<SimTime> {
+        let mut overlap = false;
+        for &n in self.node_windows.reserved() {
+            if usable.contains(n) && self.node_windows.blocks(n, start_res, walltime) {
+                avail.remove(n);
+                overlap = true;
+            }
+        }
+        if !overlap || now_only {
+            return later;
+        }
+        match self.node_windows.first_end_after(start_res).map(|e| e + 1) {
+            Some(e) if e < self.horizon && later.is_none_or(|l| e < l) => Some(e),
+            _ => later,
+        }
     }
 
     /// The nodes the map leaves free over `[start_res, end]` among `usable`, and

@@ -100,6 +100,9 @@ pub struct Campus {
     pub capacity: capacity::Capacity,
     /// MaxTime by time window (`[[campus.time_limits]]`; empty: none, the default).
     pub time_limits: super::recurring::TimeLimits,
+    /// Recurring reservations of named nodes, per node (`[[campus.reservations]]` with
+    /// `nodes` or `node_group`; empty: none, the default). Node placement only.
+    pub node_windows: super::recurring::NodeWindows,
 }
 
 /// A group of identical nodes.

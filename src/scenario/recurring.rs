@@ -5,8 +5,13 @@
 //!   Duration=… Flags=DAILY|WEEKLY|WEEKDAY|WEEKEND` makes: the same window every day,
 //!   every week on the start's weekday, Monday to Friday, or Saturday and Sunday. It is
 //!   expanded here into `[start, end)` windows over the run ([`occurrences`]); the scenario
-//!   puts whole-cluster ones into the maintenance windows and those of named nodes into
-//!   the drains, which the schedulers already keep jobs out of.
+//!   puts whole-cluster ones into the maintenance windows, and those of named nodes into
+//!   [`NodeWindows`]: per node, windows the schedulers know in advance, as Slurm knows a
+//!   reservation. No job starts on a reserved node if its walltime request would run into
+//!   one of the node's windows, and the backfill plans (both planners) and the wait
+//!   forecasts plan every job around them. Running jobs are never stopped at a window's
+//!   start (none can be there: each started clear of it). `[[campus.drains]]` stay drains
+//!   (`scenario::capacity`): a drain has no foreknowledge.
 //! - A **time-of-day limit** ([`TimeLimits`]) is a partition whose MaxTime depends on the
 //!   time window, as sites set it with a cron job that runs `scontrol update
 //!   PartitionName=… MaxTime=…` (KTH-SP2 before 6 June 1997: 4 h on weekdays 07–16, 15 h
@@ -116,6 +121,83 @@ pub fn union(mut windows: Vec<(SimTime, SimTime)>) -> Vec<(SimTime, SimTime)> {
         }
     }
     out
+}
+
+/// Recurring reservations of named nodes (`[[campus.reservations]]` with `nodes` or
+/// `node_group`), as the schedulers read them: per node, its windows `[start, end)`,
+/// sorted and disjoint (the union of every reservation of the node). Empty (the default)
+/// when no reservation names nodes: then no scheduler looks at it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeWindows {
+    /// Per node index: its windows (empty for a node no reservation names). Empty when no
+    /// node is reserved.
+    per_node: Vec<Vec<(SimTime, SimTime)>>,
+    /// The reserved nodes, ascending.
+    reserved: Vec<u32>,
+}
+
+impl NodeWindows {
+    /// Per-node windows for `nodes` nodes from `(node, windows)` pairs (a node may come
+    /// several times: its windows are merged with [`union`]).
+    pub fn new(nodes: u32, windows: impl IntoIterator<Item = (u32, Vec<(SimTime, SimTime)>)>) -> NodeWindows {
+        let mut windows = windows.into_iter().filter(|w| !w.1.is_empty()).peekable();
+        if windows.peek().is_none() {
+            return NodeWindows::default(); // no per-node vector (the pool's "nodes" are its GPUs)
+        }
+        let mut per_node: Vec<Vec<(SimTime, SimTime)>> = vec![Vec::new(); nodes as usize];
+        for (n, w) in windows {
+            per_node[n as usize].extend(w);
+        }
+        let reserved: Vec<u32> = (0..nodes).filter(|&n| !per_node[n as usize].is_empty()).collect();
+        for w in &mut per_node {
+            *w = union(std::mem::take(w));
+        }
+        NodeWindows { per_node, reserved }
+    }
+
+    /// Whether no node is reserved.
+    pub fn is_empty(&self) -> bool {
+        self.reserved.is_empty()
+    }
+
+    /// The reserved nodes, ascending.
+    pub fn reserved(&self) -> &[u32] {
+        &self.reserved
+    }
+
+    /// A node's windows, sorted and disjoint (none for a node no reservation names).
+    pub fn of(&self, node: u32) -> &[(SimTime, SimTime)] {
+        self.per_node.get(node as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether one of the node's windows overlaps `[from, from + w)`: a job with walltime
+    /// request `w` may not start on it at `from` (a window in progress counts).
+    pub fn blocks(&self, node: u32, from: SimTime, w: SimTime) -> bool {
+        let windows = self.of(node);
+        let i = windows.partition_point(|&(_, end)| end <= from);
+        windows.get(i).is_some_and(|&(start, _)| start < from.saturating_add(w.max(1)))
+    }
+
+    /// The end of the first window of any reserved node that ends after `t` (Slurm's
+    /// `find_resv_end`), if any.
+    pub fn first_end_after(&self, t: SimTime) -> Option<SimTime> {
+        self.reserved
+            .iter()
+            .filter_map(|&n| {
+                let windows = self.of(n);
+                windows.get(windows.partition_point(|&(_, end)| end <= t)).map(|w| w.1)
+            })
+            .min()
+    }
+
+    /// Every window's end, sorted and without repeats (a blocked start may become
+    /// possible then: the schedulers must look again).
+    pub fn ends(&self) -> Vec<SimTime> {
+        let mut v: Vec<SimTime> = self.per_node.iter().flatten().map(|w| w.1).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
 }
 
 /// One rule of a weekly schedule of limits: from `second_of_day` on each day in `days`,
@@ -318,6 +400,22 @@ mod tests {
         assert_eq!(w[5], (7 * 24 * H + 2 * H, 7 * 24 * H + 3 * H), "next Monday, not Saturday");
         let weekend = occurrences(Days::WEEKEND, first, 7, 0, 24 * H, |l| l - first * 86_400);
         assert_eq!(union(weekend), [(5 * 24 * H, 7 * 24 * H)], "Saturday and Sunday join into one window");
+    }
+
+    #[test]
+    fn node_windows_merge_per_node_and_block_a_start_that_would_run_into_one() {
+        let w = NodeWindows::new(3, [(2, vec![(10, 20), (40, 50)]), (0, vec![(15, 30)]), (2, vec![(18, 25)])]);
+        assert_eq!(w.reserved(), [0, 2]);
+        assert_eq!(w.of(2), [(10, 25), (40, 50)], "two reservations of one node join");
+        assert!(w.of(1).is_empty() && !w.blocks(1, 0, 1000));
+        assert!(!w.blocks(2, 0, 10), "ends as the window begins");
+        assert!(w.blocks(2, 0, 11) && w.blocks(2, 24, 1), "runs into it; inside it");
+        assert!(!w.blocks(2, 25, 15) && w.blocks(2, 25, 16));
+        assert_eq!(w.first_end_after(0), Some(25));
+        assert_eq!(w.first_end_after(30), Some(50));
+        assert_eq!(w.first_end_after(50), None);
+        assert_eq!(w.ends(), [25, 30, 50]);
+        assert!(NodeWindows::new(1_000_000, [(0, vec![])]).is_empty());
     }
 
     #[test]

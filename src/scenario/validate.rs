@@ -539,9 +539,8 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         return bad("campus.partitions", format!("partition '{}' has no nodes; give it a node group", p.name));
     }
     let vram_gb = node_groups.iter().map(|g| g.vram_gb).fold(vram_gb, f64::max);
-    let mut capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
-    let (maintenance, time_limits) =
-        recurring::apply(c, clock, horizon, &node_groups, maintenance, &mut capacity.drains)?;
+    let capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
+    let (maintenance, node_windows, time_limits) = recurring::apply(c, clock, horizon, &node_groups, maintenance)?;
     let (accounts, group_account) = accounts(raw, capacity::patience)?;
     let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
     // The pool keeps one queue of other accounts' jobs and cannot take one out of it: a
@@ -649,6 +648,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         maintenance,
         capacity,
         time_limits,
+        node_windows,
     })
 }
 

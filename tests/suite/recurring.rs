@@ -77,14 +77,17 @@ fn a_weekday_reservation_of_the_whole_cluster_becomes_maintenance_windows() {
 }
 
 #[test]
-fn a_reservation_of_some_nodes_becomes_drains_of_those_nodes() {
+fn a_reservation_of_some_nodes_becomes_windows_of_those_nodes_not_drains() {
     let s = load(&scenario(
         "placement = \"nodes\"\nnodes = 4\ngpus_per_node = 8",
         "[[campus.reservations]]\nstart_time = \"2026-09-07T22:00\"\nduration_minutes = 120\nflags = \"DAILY\"\nnodes = 2\n",
     ));
-    let d = &s.campus.capacity.drains;
-    assert_eq!((d[0].start, d[0].end, d[0].nodes.clone()), (22 * H, 24 * H, vec![0, 1]));
-    assert_eq!((d[1].start, d[1].end), (DAY + 22 * H, DAY + 24 * H));
+    let w = &s.campus.node_windows;
+    assert_eq!(w.reserved(), [0, 1]);
+    assert_eq!(w.of(0)[..2], [(22 * H, 24 * H), (DAY + 22 * H, DAY + 24 * H)]);
+    assert_eq!(w.of(1), w.of(0));
+    assert!(w.of(2).is_empty());
+    assert!(s.campus.capacity.drains.is_empty() && s.campus.maintenance.is_empty());
 }
 
 #[test]

@@ -1,25 +1,15 @@
 //! The backfill pass with Slurm's planner (`campus.bf_planner = "slurm"`,
 //! [`crate::cluster::slurm_planner`]): the same walk of the queue as the exact pass, each
 //! tested job planned by a [`SlurmPlan`] built afresh at each pass, as Slurm builds its
-//! backfill map; and the main scheduler's placement by cons_tres's best fit.
+//! backfill map (the main scheduler's placement by cons_tres's best fit is in
+//! `reserved.rs`, with the reserved nodes).
 
 use super::NodeCluster;
-use crate::cluster::placement::{Allocation, Shape};
 use crate::cluster::request::QueuedJob;
-use crate::cluster::slurm_planner::{SlurmPlan, place_now};
-use crate::scenario::raw::BfPlanner;
+use crate::cluster::slurm_planner::SlurmPlan;
 use crate::units::SimTime;
 
 impl NodeCluster {
-    /// Where the main scheduler puts a job now: plain best fit, or cons_tres's with the
-    /// Slurm planner.
-    pub(super) fn place_now(&self, partition: u16, shape: Shape) -> Option<Allocation> {
-        match self.planner {
-            BfPlanner::Exact => self.nodes.place(partition, shape),
-            BfPlanner::Slurm => place_now(&self.nodes.nodes, |n| self.nodes.is_down(n), partition, shape),
-        }
-    }
-
     /// One backfill pass with Slurm's planner: jobs in priority order (those a limit holds,
     /// or over the MaxTime in force, skipped), at most `bf_max_job_test`; the first `bf_reservations` that cannot start
     /// now get Slurm's planned start and a reservation, the rest are only tried now.
@@ -33,7 +23,8 @@ impl NodeCluster {
             self.running.iter().map(|(&job, r)| (r.end, u64::from(job), &r.alloc)),
             &self.maintenance,
         )
-        .with_time_limits(self.time_limits.clone());
+        .with_time_limits(self.time_limits.clone())
+        .with_node_windows(self.node_windows.clone());
         let (mut tested, mut reserved) = (0u32, 0u32);
         let mut walk = self.walk_from_front();
         while let Some(a) = walk.next() {

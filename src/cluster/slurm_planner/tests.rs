@@ -206,3 +206,35 @@ fn adding_a_reservation_splits_the_map_and_merges_equal_neighbours() {
     p.reserve(200, &vec![(0, 8)], 100);
     assert_eq!(p.records(), vec![(0, 100, vec![0, 1]), (100, 300, vec![1]), (300, 600, vec![0, 1])]);
 }
+
+/// A reserved node (one node, its window 22:00–24:00): at 20:00 a job ends at 21:00 on
+/// it. A 2-h job tried from 20:00 sees the node clear (20:00–22:00 misses the window), and
+/// the will-run test finds it a start at 21:00, which would run into the window; so it is
+/// tried from 21:00, where the node is left out, and then from the window's end plus one
+/// second (Slurm's `find_resv_end`). A 1-h job fits before the window: 21:00.
+#[test]
+fn no_job_is_planned_across_a_window_of_its_reserved_nodes() {
+    const H: SimTime = 3600;
+    let windows = Arc::new(NodeWindows::new(1, [(0, vec![(22 * H, 24 * H), (46 * H, 48 * H), (70 * H, 72 * H)])]));
+    let running = [(21 * H, vec![(0, 8)])];
+    let plan = SlurmPlan::new(
+        20 * H,
+        48 * H,
+        60,
+        &nodes(&[0]),
+        |_| false,
+        running.iter().enumerate().map(|(i, (e, a))| (*e, i as u64, a)),
+        &[],
+    )
+    .with_node_windows(windows);
+    let (t, a) = plan.earliest(&one(8, 2 * H), false).expect("planned");
+    assert_eq!((t, a), (24 * H + 1, vec![(0, 8)]));
+    assert_eq!(plan.earliest(&one(8, H), false).map(|p| p.0), Some(21 * H));
+    assert_eq!(plan.earliest(&one(8, 23 * H), false), None, "23 h never fits between two windows");
+    // Free now, a 3-h job is not started into the window, nor is a 2-h one tried now only.
+    let idle = SlurmPlan::new(20 * H, 48 * H, 60, &nodes(&[8]), |_| false, std::iter::empty(), &[])
+        .with_node_windows(Arc::new(NodeWindows::new(1, [(0, vec![(22 * H, 24 * H)])])));
+    assert_eq!(idle.earliest(&one(8, 3 * H), false).map(|p| p.0), Some(24 * H + 1));
+    assert_eq!(idle.earliest(&one(8, 3 * H), true), None);
+    assert_eq!(idle.earliest(&one(8, 2 * H), true).map(|p| p.0), Some(20 * H), "ends as the window starts");
+}

@@ -1,14 +1,17 @@
 //! Checks of `[[campus.reservations]]` and `[[campus.time_limits]]` (issue 22 item 3) and
 //! their expansion over the run ([`crate::scenario::recurring`]): whole-cluster
-//! reservations join the maintenance windows, those of some nodes the drains.
+//! reservations join the maintenance windows, those of some nodes become per-node windows
+//! ([`NodeWindows`]) that the schedulers plan around.
 
 use super::*;
-use crate::scenario::capacity::Drain;
-use crate::scenario::recurring::{self as rec, Days, LimitRule, TimeLimits};
+use crate::scenario::recurring::{self as rec, Days, LimitRule, NodeWindows, TimeLimits};
 
 /// Days past the horizon over which recurring windows are expanded (as far as the
 /// maintenance and drain windows reach: jobs still run after the horizon).
 const BEYOND_HORIZON_DAYS: u64 = 400;
+
+/// Sorted `[start, end)` windows on the clock.
+type Windows = Vec<(SimTime, SimTime)>;
 
 /// `YYYY-MM-DDTHH:MM[:SS]` into a date and seconds after midnight.
 fn start_time(key: &str, text: &str) -> Result<(Date, u32)> {
@@ -21,21 +24,21 @@ fn start_time(key: &str, text: &str) -> Result<(Date, u32)> {
     Ok((d, t))
 }
 
-/// Whole-cluster maintenance with the whole-cluster reservations added, the drains with
-/// the reservations of some nodes added (sorted by start), and the time-of-day limits.
+/// Whole-cluster maintenance with the whole-cluster reservations added, the windows of the
+/// reservations of some nodes per node, and the time-of-day limits.
 pub(super) fn apply(
     c: &RawCampus,
     clock: Clock,
     horizon: SimTime,
     groups: &[NodeGroup],
-    maintenance: Vec<(SimTime, SimTime)>,
-    drains: &mut Vec<Drain>,
-) -> Result<(Vec<(SimTime, SimTime)>, TimeLimits)> {
+    maintenance: Windows,
+) -> Result<(Windows, NodeWindows, TimeLimits)> {
     // Local wall time is the clock's own: clock 0 is `clock.seconds_of` = 0.
     let zero = clock.start.to_days() * 86_400 - clock.warmup as i64;
     let to_clock = |local: i64| local - zero;
     let last_day = clock.start.to_days() + ((horizon / DAY) + BEYOND_HORIZON_DAYS) as i64;
     let mut whole = Vec::new();
+    let mut per_node: Vec<(u32, Windows)> = Vec::new();
     for (i, r) in c.reservations.iter().enumerate() {
         let k = format!("campus.reservations[{i}]");
         let (day, second) = start_time(&format!("{k}.start_time"), &r.start_time)?;
@@ -98,15 +101,11 @@ pub(super) fn apply(
                         format!("{n} is not allowed; give 1 to {count} (the nodes there)"),
                     );
                 }
-                drains.extend(windows.into_iter().map(|(start, end)| Drain {
-                    start,
-                    end,
-                    nodes: (first..first + n).collect(),
-                }));
+                per_node.extend((first..first + n).map(|node| (node, windows.clone())));
             }
         }
     }
-    drains.sort_by_key(|d| d.start);
+    let node_windows = NodeWindows::new(groups.iter().map(|g| g.nodes).sum(), per_node);
     let maintenance = if whole.is_empty() {
         maintenance
     } else {
@@ -160,5 +159,5 @@ pub(super) fn apply(
     }
     let first_day = clock.start.to_days() - (clock.warmup / DAY) as i64 - 1;
     let time_limits = TimeLimits::expand(&rules, first_day, last_day - first_day + 1, to_clock);
-    Ok((maintenance, time_limits))
+    Ok((maintenance, node_windows, time_limits))
 }
