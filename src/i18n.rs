@@ -336,7 +336,7 @@ pub fn fill(template: &str, args: &[&str]) -> String {
 /// Chinese names of the scenario's field names (a unit suffix such as `_hours` removed),
 /// for a key that has no label of its own: the report's parameter tables and the axis
 /// title of a swept key (`campus.nodes` → 节点数).
-pub const FIELDS_ZH: [(&str, &str); 40] = [
+pub const FIELDS_ZH: [(&str, &str); 59] = [
     ("baseline_policy", "基准策略"),
     ("horizon", "统计期"),
     ("replications", "重复次数"),
@@ -377,6 +377,27 @@ pub const FIELDS_ZH: [(&str, &str); 40] = [
     ("price_per_gpu_month", "每GPU月价格"),
     ("capacity_gpus", "可租GPU上限"),
     ("threshold", "阈值"),
+    // A distribution's fields, as the report's parameter tables show them.
+    ("values", "取值"),
+    ("weights", "权重"),
+    ("value", "值"),
+    ("mean", "均值"),
+    ("cv", "变异系数"),
+    ("median", "中位数"),
+    ("sd", "标准差"),
+    ("min", "最小值"),
+    ("max", "最大值"),
+    ("shape", "形状参数"),
+    ("scale", "尺度参数"),
+    // A distribution's kinds.
+    ("choice", "离散取值"),
+    ("fixed", "固定值"),
+    ("uniform", "均匀分布"),
+    ("lognormal", "对数正态分布"),
+    ("exponential", "指数分布"),
+    ("gamma", "伽马分布"),
+    ("weibull", "韦布尔分布"),
+    ("normal", "正态分布"),
 ];
 
 /// The Chinese name of a field (see [`FIELDS_ZH`]).

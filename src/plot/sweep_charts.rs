@@ -139,6 +139,18 @@ fn readable_key(parts: &[&str], lang: Lang) -> String {
     if words.is_empty() {
         words = last.replace('_', " ");
     }
+    // Abbreviations keep their capitals ("GPUs", not "Gpus" after the first letter is raised).
+    words = words
+        .split(' ')
+        .map(|w| match w {
+            "gpus" => "GPUs",
+            "gpu" => "GPU",
+            "vram" => "VRAM",
+            "gb" => "GB",
+            other => other,
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     let zh = if lang == Lang::Zh { crate::i18n::field_zh(if stem.is_empty() { last } else { stem }) } else { None };
     if let Some(z) = zh {
         words = z.to_string();
@@ -475,6 +487,8 @@ mod tests {
         assert_eq!(zh("campus.nodes"), "节点数");
         assert_eq!(zh("campus.some_new_key"), "Some new key", "a field without a Chinese name keeps its words");
         assert_eq!(en("exam-intensity"), "Exam-intensity");
+        assert_eq!(en("gpus"), "GPUs", "an abbreviation keeps its capitals");
+        assert_eq!(en("workload.classes.train.vram_gb"), "Train: VRAM GB");
         // A label given in the scenario wins, per language.
         let meta = AxisMeta { role: None, label: Some("Exam intensity".into()), label_zh: Some("考试强度".into()) };
         assert_eq!(axis_label("exam-intensity", Some(&meta), Lang::Zh), "考试强度");

@@ -14,23 +14,36 @@ use crate::plot::sweep_charts::axis_label;
 /// The longest value shown in a cell (characters); longer ones end in "…".
 const MAX_VALUE_CHARS: usize = 120;
 
-/// A TOML value in words, in one line.
+/// A TOML value in words, in one line (English).
 pub fn human(v: &toml::Value) -> String {
+    human_in(v, Lang::En)
+}
+
+/// A TOML value in words, in one line, with a distribution's kind and fields in `lang`
+/// ("choice: values 1, 2; weights 0.5, 0.5", "离散取值：取值 1, 2；权重 0.5, 0.5").
+pub fn human_in(v: &toml::Value, lang: Lang) -> String {
+    let zh = lang == Lang::Zh;
     let s = match v {
         toml::Value::String(s) => s.clone(),
-        toml::Value::Array(a) => a.iter().map(human).collect::<Vec<_>>().join(", "),
+        toml::Value::Array(a) => a.iter().map(|x| human_in(x, lang)).collect::<Vec<_>>().join(", "),
         toml::Value::Table(t) => {
             // A distribution or a small table: its kind first, then "field value" pairs.
-            let kind = t.get("kind").and_then(|k| k.as_str());
+            // Kinds and fields in Chinese from `i18n::FIELDS_ZH` (so the report's font has them).
+            let field = |k: &str| match crate::i18n::field_zh(k) {
+                Some(z) if zh => z.to_string(),
+                _ => k.replace('_', " "),
+            };
+            let kind = t.get("kind").and_then(|k| k.as_str()).map(field);
             let fields: Vec<String> = t
                 .iter()
                 .filter(|(k, _)| k.as_str() != "kind")
-                .map(|(k, v)| format!("{} {}", k.replace('_', " "), human(v)))
+                .map(|(k, v)| format!("{} {}", field(k), human_in(v, lang)))
                 .collect();
+            let (colon, semi) = if zh { ("：", "；") } else { (": ", "; ") };
             match kind {
-                Some(k) if fields.is_empty() => k.to_string(),
-                Some(k) => format!("{k}: {}", fields.join("; ")),
-                None => fields.join("; "),
+                Some(k) if fields.is_empty() => k,
+                Some(k) => format!("{k}{colon}{}", fields.join(semi)),
+                None => fields.join(semi),
             }
         }
         // A whole number written as a float ("gpus = 3.0", as `fit` writes a choice's values)
@@ -61,7 +74,7 @@ pub fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
         for (k, v) in t {
             if !matches!(v, toml::Value::Table(_)) && !is_table_list(v) {
                 let key = format!("{section}.{k}");
-                scalars.push(vec![axis_label(&key, None, lang), human(v), key]);
+                scalars.push(vec![axis_label(&key, None, lang), human_in(v, lang), key]);
             }
         }
     }
@@ -105,7 +118,8 @@ pub fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
         if items.is_empty() || used.is_empty() {
             continue;
         }
-        let cell = |k: &str, v: &toml::Value| if k == "requests" { requests_in_words(v, lang) } else { human(v) };
+        let cell =
+            |k: &str, v: &toml::Value| if k == "requests" { requests_in_words(v, lang) } else { human_in(v, lang) };
         let rows = items
             .iter()
             .map(|it| used.iter().map(|k| it.get(k).map(|v| cell(k, v)).unwrap_or_default()).collect())
@@ -129,7 +143,7 @@ fn requests_in_words(v: &toml::Value, lang: Lang) -> String {
     let table = floats(v.get("hours"))
         .zip(rows)
         .and_then(|(hours, rows)| crate::scenario::requests::Requests::new(hours, rows).ok());
-    let Some(t) = table else { return human(v) };
+    let Some(t) = table else { return human_in(v, lang) };
     let q = |u: f64| format!("{:.3}", crate::scenario::requests::quantile(t.hours(), u));
     let round = |s: String| s.trim_end_matches('0').trim_end_matches('.').to_string();
     fill(
@@ -155,6 +169,10 @@ mod tests {
             toml::from_str("g = { kind = \"choice\", values = [3.0, 16.0], weights = [0.25, 2.0] }\nh = 1.5").unwrap();
         assert_eq!(human(&f["g"]), "choice: values 3, 16; weights 0.25, 2");
         assert_eq!(human(&f["h"]), "1.5");
+        assert_eq!(human_in(&f["g"], Lang::Zh), "离散取值：取值 3, 16；权重 0.25, 2");
+        let l: toml::Table = toml::from_str("d = { kind = \"lognormal\", mean = 8, cv = 1.0 }").unwrap();
+        assert_eq!(human_in(&l["d"], Lang::Zh), "对数正态分布：变异系数 1；均值 8");
+        assert_eq!(human_in(&l["d"], Lang::En), "lognormal: cv 1; mean 8");
         assert!(human(&toml::Value::String("y".repeat(300))).ends_with('…'));
     }
 
