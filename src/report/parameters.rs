@@ -14,11 +14,6 @@ use crate::plot::sweep_charts::axis_label;
 /// The longest value shown in a cell (characters); longer ones end in "…".
 const MAX_VALUE_CHARS: usize = 120;
 
-/// A TOML value in words, in one line (English).
-pub fn human(v: &toml::Value) -> String {
-    human_in(v, Lang::En)
-}
-
 /// A TOML value in words, in one line, with a distribution's kind and fields in `lang`
 /// ("choice: values 1, 2; weights 0.5, 0.5", "离散取值：取值 1, 2；权重 0.5, 0.5").
 pub fn human_in(v: &toml::Value, lang: Lang) -> String {
@@ -156,24 +151,28 @@ fn requests_in_words(v: &toml::Value, lang: Lang) -> String {
 mod tests {
     use super::*;
 
+    fn human_in_en(v: &toml::Value) -> String {
+        human_in(v, Lang::En)
+    }
+
     #[test]
     fn values_lose_their_toml_syntax() {
         let t: toml::Table = toml::from_str(
             "a = \"x\"\nb = [1, 2, 4]\nc = { kind = \"choice\", values = [1, 2], weights = [0.5, 0.5] }",
         )
         .unwrap();
-        assert_eq!(human(&t["a"]), "x");
-        assert_eq!(human(&t["b"]), "1, 2, 4");
-        assert_eq!(human(&t["c"]), "choice: values 1, 2; weights 0.5, 0.5");
+        assert_eq!(human_in_en(&t["a"]), "x");
+        assert_eq!(human_in_en(&t["b"]), "1, 2, 4");
+        assert_eq!(human_in_en(&t["c"]), "choice: values 1, 2; weights 0.5, 0.5");
         let f: toml::Table =
             toml::from_str("g = { kind = \"choice\", values = [3.0, 16.0], weights = [0.25, 2.0] }\nh = 1.5").unwrap();
-        assert_eq!(human(&f["g"]), "choice: values 3, 16; weights 0.25, 2");
-        assert_eq!(human(&f["h"]), "1.5");
+        assert_eq!(human_in_en(&f["g"]), "choice: values 3, 16; weights 0.25, 2");
+        assert_eq!(human_in_en(&f["h"]), "1.5");
         assert_eq!(human_in(&f["g"], Lang::Zh), "离散取值：取值 3, 16；权重 0.25, 2");
         let l: toml::Table = toml::from_str("d = { kind = \"lognormal\", mean = 8, cv = 1.0 }").unwrap();
         assert_eq!(human_in(&l["d"], Lang::Zh), "对数正态分布：变异系数 1；均值 8");
         assert_eq!(human_in(&l["d"], Lang::En), "lognormal: cv 1; mean 8");
-        assert!(human(&toml::Value::String("y".repeat(300))).ends_with('…'));
+        assert!(human_in_en(&toml::Value::String("y".repeat(300))).ends_with('…'));
     }
 
     #[test]
