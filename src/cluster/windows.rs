@@ -9,20 +9,19 @@
 //! start; [`start_from`] gives the earliest start both allow, which is what a backfill
 //! plan and a forecast must use.
 
-use crate::scenario::recurring::TimeLimits;
+use crate::scenario::recurring::{TimeLimits, not_over, runs_into};
 use crate::units::SimTime;
 
 /// Whether a job with walltime request `w` may not start at `now`: a window is in
 /// progress, or the job could still be running when the next one begins.
 pub(super) fn blocks(windows: &[(SimTime, SimTime)], now: SimTime, w: SimTime) -> bool {
-    let i = windows.partition_point(|&(_, end)| end <= now);
-    windows.get(i).is_some_and(|&(start, _)| start <= now || now.saturating_add(w) > start)
+    runs_into(windows, now, w)
 }
 
 /// The earliest time ≥ `from` at which `[t, t + w)` crosses no window.
 pub(super) fn clear_from(windows: &[(SimTime, SimTime)], w: SimTime, from: SimTime) -> SimTime {
     let mut t = from;
-    for &(start, end) in &windows[windows.partition_point(|&(_, end)| end <= from)..] {
+    for &(start, end) in not_over(windows, from) {
         if start <= t || t.saturating_add(w) > start {
             t = end;
         } else {

@@ -123,6 +123,18 @@ pub fn union(mut windows: Vec<(SimTime, SimTime)>) -> Vec<(SimTime, SimTime)> {
     out
 }
 
+/// The windows of a sorted, disjoint list that are not over at `t`: its tail from the
+/// first window ending after `t` (every window query starts here, with a binary search).
+pub fn not_over(windows: &[(SimTime, SimTime)], t: SimTime) -> &[(SimTime, SimTime)] {
+    &windows[windows.partition_point(|&(_, end)| end <= t)..]
+}
+
+/// Whether a job with walltime request `w` starting at `from` runs into one of `windows`
+/// (sorted, disjoint): one is in progress at `from`, or the next begins before `from + w`.
+pub fn runs_into(windows: &[(SimTime, SimTime)], from: SimTime, w: SimTime) -> bool {
+    not_over(windows, from).first().is_some_and(|&(start, _)| start <= from || from.saturating_add(w) > start)
+}
+
 /// Recurring reservations of named nodes (`[[campus.reservations]]` with `nodes` or
 /// `node_group`), as the schedulers read them: per node, its windows `[start, end)`,
 /// sorted and disjoint (the union of every reservation of the node). Empty (the default)
@@ -173,21 +185,13 @@ impl NodeWindows {
     /// Whether one of the node's windows overlaps `[from, from + w)`: a job with walltime
     /// request `w` may not start on it at `from` (a window in progress counts).
     pub fn blocks(&self, node: u32, from: SimTime, w: SimTime) -> bool {
-        let windows = self.of(node);
-        let i = windows.partition_point(|&(_, end)| end <= from);
-        windows.get(i).is_some_and(|&(start, _)| start < from.saturating_add(w.max(1)))
+        runs_into(self.of(node), from, w)
     }
 
     /// The end of the first window of any reserved node that ends after `t` (Slurm's
     /// `find_resv_end`), if any.
     pub fn first_end_after(&self, t: SimTime) -> Option<SimTime> {
-        self.reserved
-            .iter()
-            .filter_map(|&n| {
-                let windows = self.of(n);
-                windows.get(windows.partition_point(|&(_, end)| end <= t)).map(|w| w.1)
-            })
-            .min()
+        self.reserved.iter().filter_map(|&n| not_over(self.of(n), t).first().map(|w| w.1)).min()
     }
 
     /// Every window's end, sorted and without repeats (a blocked start may become

@@ -12,6 +12,7 @@ use crate::cluster::plan::Plan;
 use crate::cluster::queue::Waiting;
 use crate::cluster::slurm_planner::place_now;
 use crate::scenario::raw::BfPlanner;
+use crate::scenario::recurring::not_over;
 use crate::units::SimTime;
 
 impl NodeCluster {
@@ -37,9 +38,7 @@ impl NodeCluster {
     /// before `until`: each holds its node whole, so nothing is planned across it.
     pub(super) fn block_windows(&self, plan: &mut Plan, now: SimTime, until: SimTime) {
         for &n in self.node_windows.reserved() {
-            let windows = self.node_windows.of(n);
-            let first = windows.partition_point(|&(_, end)| end <= now);
-            for &(a, b) in windows[first..].iter().take_while(|w| w.0 < until) {
+            for &(a, b) in not_over(self.node_windows.of(n), now).iter().take_while(|w| w.0 < until) {
                 plan.block(n, a, b);
             }
         }
