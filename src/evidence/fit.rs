@@ -402,14 +402,14 @@ pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
             Some(GroupFit { mark: mark.clone(), jobs: ours.len(), classes })
         }
     };
-    let total_work: f64 = others.iter().map(|(j, _)| work(j)).sum();
+    let works: Vec<f64> = others.iter().map(|(j, _)| work(j)).collect();
+    let total_work: f64 = works.iter().sum();
     let local = |t: i64| trace.info.local_time(t + conv.origin);
     let start = local(0).map(|t| Date::from_days(t.div_euclid(DAY as i64)));
     let mut warnings = Vec::new();
     let (months, profile) = match local(0) {
         Some(t0) => {
             let submits: Vec<i64> = others.iter().map(|(j, _)| t0 + j.submit as i64).collect();
-            let works: Vec<f64> = others.iter().map(|(j, _)| work(j)).collect();
             let (from, to) = (t0, t0 + span as i64);
             (seasons(&submits, &works, from, to, &mut warnings), arrival_profile(&submits, from, to, &mut warnings))
         }
@@ -532,10 +532,11 @@ fn size_split(
     classes
 }
 
-/// A size class's name from its jobs' sizes, e.g. `size-5-8` (`size-{lo}` when all alike).
-fn class_name(sizes: impl Iterator<Item = u32> + Clone, lo: u32) -> String {
-    match (sizes.clone().min(), sizes.max()) {
-        (Some(a), Some(b)) if a != b => format!("size-{a}-{b}"),
+/// A size class's name from its jobs' sizes (`counts`, sorted by size), e.g. `size-5-8`
+/// (`size-{lo}` when all alike).
+fn class_name(counts: &[(u32, usize)], lo: u32) -> String {
+    match (counts.first(), counts.last()) {
+        (Some((a, _)), Some((b, _))) if a != b => format!("size-{a}-{b}"),
         _ => format!("size-{lo}"),
     }
 }
@@ -566,7 +567,7 @@ fn fit_class(
     let (request_band, profile) = band.map_or((None, None), |(r, p)| (Some(r), Some(p)));
     let mean_runtime_h = hours.iter().sum::<f64>() / hours.len() as f64;
     Some(ClassFit {
-        name: class_name(jobs.iter().map(|j| j.gpus), lo),
+        name: class_name(&counts, lo),
         jobs: jobs.len(),
         work_share: jobs.iter().map(|j| work(j)).sum::<f64>() / total_work,
         gpu_counts: counts,
