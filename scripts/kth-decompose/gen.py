@@ -133,6 +133,19 @@ def class_pools(scn, jobs):
     return pools
 
 
+def replay_drawn(header, jobs, name):
+    """Writes drawn jobs as OUT/swf/NAME.swf and replays them under each rule set: the test
+    period's offered load, its job count, {(rules, class): mean wait}, and the file."""
+    f = os.path.join(S.OUT, "swf", f"{name}.swf")
+    S.write(f, header, jobs)
+    waits = {}
+    for rules in RULES:
+        out = replay(f, rules)
+        for c in CLASSES:
+            waits[(rules, c)] = out[("feb-jun5", c)][1]
+    return S.test_load(jobs), sum(1 for j in jobs if S.period(j[1]) == 1), waits, f
+
+
 def main():
     path, nseeds = sys.argv[1], int(sys.argv[2])
     variants = sys.argv[3:] or ["fit"]
@@ -145,14 +158,11 @@ def main():
         for seed in range(1, nseeds + 1):
             rng = random.Random(seed * 7919 + len(variant))
             jobs = generate(scn, rng, variant, pools)
-            loads.append(S.test_load(jobs))
-            njobs.append(sum(1 for j in jobs if S.period(j[1]) == 1))
-            f = os.path.join(S.OUT, "swf", f"gen-{variant}-{seed}.swf")
-            S.write(f, header, jobs)
-            for rules in RULES:
-                out = replay(f, rules)
-                for c in CLASSES:
-                    res[rules][c].append(out[("feb-jun5", c)][1])
+            load, n, waits, _ = replay_drawn(header, jobs, f"gen-{variant}-{seed}")
+            loads.append(load)
+            njobs.append(n)
+            for (rules, c), wait in waits.items():
+                res[rules][c].append(wait)
         days = (MEAS1 - MEAS0).days
         print("  per seed (load, all-class wait under kth):", [(round(l, 3), round(w, 2)) for l, w in zip(loads, res["kth"]["all"])])
         print(f"{path} {variant}: test-period jobs/day {statistics.mean(njobs) / days:.1f}, load {statistics.mean(loads):.3f} [{min(loads):.3f}-{max(loads):.3f}]")

@@ -29,7 +29,7 @@ import csv, math, os, random, statistics, sys, tomllib
 from datetime import datetime, timedelta
 import swflib as S
 import gen as G
-from run import replay, CLASSES, RULES
+from run import CLASSES, RULES
 
 MEAS0, MEAS1, START = G.MEAS0, G.MEAS1, G.START
 
@@ -242,15 +242,12 @@ def main():
         for seed in range(1, nseeds + 1):
             rng = random.Random(seed * 7919 + len("emp-shape-sameload"))  # same stream start as gen.py's base
             jobs = generate(scn, rng, variant, pools, D)
-            loads.append(S.test_load(jobs))
-            njobs.append(sum(1 for j in jobs if S.period(j[1]) == 1))
-            fn = os.path.join(S.OUT, "swf", f"gen2-{variant}-{seed}.swf")
-            S.write(fn, header, jobs)
-            for rules in RULES:
-                out = replay(fn, rules)
-                for c in CLASSES:
-                    res[rules][c].append(out[("feb-jun5", c)][1])
-                    w.writerow([variant, seed, f"{loads[-1]:.5f}", njobs[-1], rules, c, f"{out[('feb-jun5', c)][1]:.4f}"])
+            load, n, waits, fn = G.replay_drawn(header, jobs, f"gen2-{variant}-{seed}")
+            loads.append(load)
+            njobs.append(n)
+            for (rules, c), wait in waits.items():
+                res[rules][c].append(wait)
+                w.writerow([variant, seed, f"{load:.5f}", n, rules, c, f"{wait:.4f}"])
             os.remove(fn)
             f.flush()
         print("  per seed (load, all-class wait under kth):", [(round(l, 3), round(x, 2)) for l, x in zip(loads, res["kth"]["all"])])
