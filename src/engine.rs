@@ -8,7 +8,7 @@
 //!   run the campus scheduler once; start what it allows
 //!   record levels (queue, busy GPUs) for the daily series
 //! ```
-//! State lives in one [`World`] value and every change goes through a method on it; the
+//! State lives in one `World` value and every change goes through a method on it; the
 //! policy's decisions are in `policy.rs`. Invariants (a job ends exactly once, busy GPUs
 //! never exceed capacity) are `debug_assert!`s here and property-tested in `tests/`.
 

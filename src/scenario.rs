@@ -2,7 +2,7 @@
 //!
 //! Loading happens in two stages (as ripgrep does with its flags): the text is parsed
 //! into [`raw::RawScenario`], a serde mirror that refuses unknown keys, and
-//! [`validate`] turns that into a [`Scenario`] whose every number has been checked and
+//! `validate` turns that into a [`Scenario`] whose every number has been checked and
 //! converted to clock units. Errors name the file, the line, the key and what is
 //! allowed.
 

@@ -19,7 +19,7 @@
 //! Cost of a scheduling pass. After a job ends, a full pass starts the head jobs that fit
 //! (O(1) each), computes the head's reservation (O(R) over the R running jobs, at most one
 //! per GPU) and then looks for backfill candidates through an index of the waiting jobs
-//! by GPU count and walltime request ([`lanes`]): O(S log Q) per candidate for S distinct
+//! by GPU count and walltime request (`lanes`): O(S log Q) per candidate for S distinct
 //! GPU counts and Q waiting jobs, plus a scan of the group's own waiting jobs (few), instead
 //! of a scan of the whole queue. When only new submissions arrived since the last pass,
 //! the cached reservation stays valid and only the new jobs are checked (O(1) each).

@@ -528,7 +528,7 @@ fn place(nodes: &[Node], free: &[u32], avail: &NodeSet, ask: &Ask) -> Option<All
     place_on(nodes, free, |n| avail.contains(n), ask.partition, ask.shape)
 }
 
-/// [`place`] over every node of the partition (the main scheduler's placement in the
+/// `place` over every node of the partition (the main scheduler's placement in the
 /// Slurm planner's mode).
 pub fn place_now(nodes: &[Node], down: impl Fn(u32) -> bool, partition: u16, shape: Shape) -> Option<Allocation> {
     let free: Vec<u32> = nodes.iter().map(|n| n.free).collect();

@@ -1,4 +1,4 @@
-//! Replay of a log through the engine: the log's jobs become burstsim [`Job`]s, run on a
+//! Replay of a log through the engine: the log's jobs become burstsim [`Job`](crate::job::Job)s, run on a
 //! campus of N GPUs under FCFS or EASY backfill, and the simulated queue delays are set
 //! next to the recorded ones (`burstsim validate --trace`).
 //!

@@ -225,6 +225,10 @@ impl SweepFolder {
 
 /// A run or a sweep folder.
 #[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one Folder exists per plot or report call; boxing would only add indirection"
+)]
 pub enum Folder {
     /// A run.
     Run(RunFolder),

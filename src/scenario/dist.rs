@@ -24,6 +24,7 @@ pub struct DistSpec(pub DistTable);
 /// The table form of a distribution spec; `kind` selects the family.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[allow(missing_docs, reason = "each field is a TOML key that its variant's doc names")]
 pub enum DistTable {
     /// Always `value`.
     Fixed { value: f64 },
@@ -101,7 +102,14 @@ impl<'de> Deserialize<'de> for DistSpec {
 pub enum DistError {
     /// A parameter is outside its allowed range.
     #[error("{param} = {found} is not allowed; {allowed}")]
-    BadParameter { param: &'static str, found: String, allowed: &'static str },
+    BadParameter {
+        /// The parameter's key (`mean`, `cv`, ...).
+        param: &'static str,
+        /// The value as written.
+        found: String,
+        /// What is allowed, in words.
+        allowed: &'static str,
+    },
     /// The values can fall outside what this quantity allows.
     #[error("{0}")]
     OutOfSupport(String),
@@ -131,7 +139,12 @@ pub enum Sampler {
     /// Uniform on [low, high).
     Uniform(f64, f64),
     /// Discrete values with cumulative weights.
-    Choice { values: Vec<f64>, cumulative: Vec<f64> },
+    Choice {
+        /// The values.
+        values: Vec<f64>,
+        /// Running sums of the weights (the last is their total).
+        cumulative: Vec<f64>,
+    },
     /// Equally likely observed values.
     Empirical(Vec<f64>),
 }

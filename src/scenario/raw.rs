@@ -1,6 +1,6 @@
 //! The scenario file exactly as written: a serde mirror of the TOML with defaults and
 //! no logic. Every struct refuses unknown keys, so a misspelt key is an error that names
-//! it, never a silent default. [`super::validate`] turns this into a checked
+//! it, never a silent default. `scenario::validate` turns this into a checked
 //! [`super::model::Scenario`]; this form is also what `run.toml` writes back (fully resolved).
 
 use serde::{Deserialize, Serialize};

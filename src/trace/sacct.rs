@@ -25,7 +25,7 @@
 //!   [`JobState`]; without a `State` column, a started job without an `End` is taken as
 //!   still running. Running and pending jobs are read (with whatever `Elapsed` says so
 //!   far) and left out, counted, when a log is replayed or fitted
-//!   ([`super::replay::to_jobs`]); `Account` is the group.
+//!   ([`super::convert::to_jobs`]); `Account` is the group.
 //!
 //! `--parsable` (without the 2) ends every line with a `|`; that is accepted too.
 
@@ -241,7 +241,7 @@ fn gres_gpus(text: &str) -> Option<f64> {
     total
 }
 
-/// The columns [`write`] produces, in order.
+/// The columns [`write()`] produces, in order.
 pub const WRITE_HEADER: &str =
     "JobID|Submit|Start|End|Elapsed|Timelimit|AllocTRES|ReqTRES|Account|User|State|Partition";
 
