@@ -566,11 +566,15 @@ pub fn decimals_for(span: f64) -> usize {
     }
 }
 
-/// A tick label of an axis spanning `span` (as many decimals as its round ticks need).
+/// A tick label of an axis spanning `span`: as many decimals as its round ticks need, and
+/// never fewer than the value itself needs. The axis may have been ticked with another
+/// count than the six assumed here (a step of 2.5 where 2 was expected), and a label that
+/// rounds its tick (2.5 shown as "2") would put every value read off the chart half a unit out.
 pub fn tick(v: f64, span: f64) -> String {
+    let whole = |x: f64| (x.round() - x).abs() <= 1e-6 * x.abs().max(1.0);
     let step = nice_step(span.abs(), 6);
     let mut d = 0usize;
-    while d < 6 && ((step * 10f64.powi(d as i32)).round() - step * 10f64.powi(d as i32)).abs() > 1e-6 {
+    while d < 6 && !(whole(step * 10f64.powi(d as i32)) && whole(v * 10f64.powi(d as i32))) {
         d += 1;
     }
     fmt_num(v, d)
@@ -620,6 +624,34 @@ mod tests {
         assert_eq!(tick(0.5, 2.0), "0.5");
         assert_eq!(tick(0.25, 1.3), "0.25");
         assert_eq!(tick(60_000.0, 70_000.0), "60,000");
+    }
+
+    /// Every tick any chart places (`nice_ticks` at the counts the charts use, over spans
+    /// from 10^-3 to 10^6) reads back as its own position: a label never rounds its tick.
+    #[test]
+    fn every_tick_label_reads_back_as_its_position() {
+        let read = |label: &str| label.replace(',', "").replace('−', "-").parse::<f64>().expect("a number");
+        let mut checked = 0;
+        for exp in -3..=6 {
+            for mantissa in [1.0, 1.3, 2.0, 2.4, 3.1, 4.4, 5.0, 6.7, 7.5, 9.9] {
+                let span = mantissa * 10f64.powi(exp);
+                for lo_frac in [0.0, -0.3, 0.17] {
+                    let lo = lo_frac * span;
+                    for n in 3..=10 {
+                        for t in nice_ticks(lo, lo + span, n) {
+                            let label = tick(t, span);
+                            let back = read(&label);
+                            assert!(
+                                (back - t).abs() <= 1e-9 * span.max(1.0),
+                                "tick {t} over span {span} (n = {n}) is labelled {label:?}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked} ticks checked");
     }
 
     #[test]
