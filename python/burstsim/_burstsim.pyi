@@ -7,7 +7,9 @@ DataFrames and charts.
 
 from os import PathLike
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union, final
+
+__all__ = ["ScenarioError", "VERSION", "Scenario", "Run", "SweepRun", "run", "run_sweep", "plot_dir"]
 
 VERSION: str
 
@@ -23,6 +25,7 @@ class ScenarioError(ValueError):
     key: Optional[str]
     message: str
 
+@final
 class Scenario:
     @staticmethod
     def default() -> Scenario: ...
@@ -48,6 +51,7 @@ class Scenario:
     def resolved_toml(self) -> str: ...
     def hash(self) -> str: ...
 
+@final
 class Run:
     def csv(self, name: str) -> str: ...
     def write(self, dir: _Path, force: bool = False, charts: bool = True, excel: bool = False) -> List[str]: ...
@@ -62,6 +66,7 @@ class Run:
     @property
     def scenario_name(self) -> str: ...
 
+@final
 class SweepRun:
     @property
     def dir(self) -> Path: ...
