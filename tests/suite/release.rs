@@ -1,5 +1,5 @@
 //! The release's promises that a quick test can keep (issue 47; scripts/release.sh builds
-//! the artifacts, too slow for CI: docs/RELEASE.md):
+//! and runs the artifacts themselves, in about 5 minutes, as a step of .ci/run: docs/RELEASE.md):
 //! - one version: python/Cargo.toml (the wheel's, through pyproject's `dynamic`) and its
 //!   lock follow the root Cargo.toml;
 //! - `burstsim --version` names the version and the commit, and build.rs falls back to the
