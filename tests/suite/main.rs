@@ -40,6 +40,7 @@ mod policies;
 mod pool_vs_nodes;
 mod real_slurm;
 mod recurring;
+mod release;
 mod rentals;
 mod robustness;
 mod scenario_errors;

@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// What `burstsim --version` prints after the name: Cargo.toml's version and the commit
+/// the binary was built from (build.rs; `unknown` for a build outside a git checkout).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BURSTSIM_COMMIT"), ")");
+
 /// Simulate a campus GPU queue next to hourly and monthly cloud GPUs, and compare what
 /// each hybrid policy costs your group and how long its jobs wait.
 ///
@@ -12,7 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 ///
 /// Exit codes: 0 success, 1 the run failed, 2 bad input or usage.
 #[derive(Debug, Parser)]
-#[command(name = "burstsim", version, about, long_about)]
+#[command(name = "burstsim", version = VERSION, about, long_about)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
