@@ -41,6 +41,8 @@ pub struct BenchResult {
     /// Wall-clock seconds of each repetition of the same work on the pool model (same
     /// jobs), when the case has a pool twin.
     pub pool_seconds: Vec<f64>,
+    /// Instructions one repetition executes, when counted ([`instructions`]).
+    pub instructions: Option<f64>,
 }
 
 impl BenchResult {
@@ -53,6 +55,7 @@ impl BenchResult {
             unit: "jobs",
             seconds,
             pool_seconds: Vec::new(),
+            instructions: None,
         }
     }
     fn sorted(&self) -> Vec<f64> {
@@ -83,6 +86,49 @@ impl BenchResult {
         s.sort_by(f64::total_cmp);
         Some(crate::stats::percentile_sorted(&s, 0.5) / self.median())
     }
+    /// Instructions per unit (per job), when counted.
+    pub fn instructions_per_unit(&self) -> Option<f64> {
+        self.instructions.map(|i| i / self.units)
+    }
+}
+
+/// Instructions that one repetition of a bench case executes, counted by callgrind: this
+/// binary is run again as `bench --only ONLY --repetitions 1 ARGS` under `valgrind
+/// --tool=callgrind`, collecting only inside [`counted`] (or [`counted_twin`] when `twin`),
+/// i.e. the work the case times, without setup. Unlike seconds, the count does not depend
+/// on the machine's load, so it is the figure to compare on a busy machine. `None` when
+/// valgrind is not installed or the run fails. (Hardware counters through `perf` would be
+/// faster, but a container or VM often has none: `perf stat -e instructions true`.)
+pub fn instructions(exe: &std::path::Path, only: &str, args: &[String], twin: bool) -> Option<f64> {
+    let out = std::env::temp_dir().join(format!("burstsim-bench-{}-{only}-{twin}.callgrind", std::process::id()));
+    let function = if twin { "burstsim::bench::counted_twin" } else { "burstsim::bench::counted" };
+    let status = std::process::Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg("--collect-atstart=no")
+        .arg(format!("--toggle-collect={function}"))
+        .arg(exe)
+        .args(["bench", "--only", only, "--repetitions", "1"])
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let text = std::fs::read_to_string(&out).ok();
+    let _ = std::fs::remove_file(&out);
+    if !status.success() {
+        return None;
+    }
+    callgrind_total(&text?)
+}
+
+/// The instruction total of a callgrind output file (its `summary:` or `totals:` line).
+pub fn callgrind_total(text: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|v| v as f64)
 }
 
 /// The reference engine configuration of the performance issue as a scenario: `gpus`
@@ -148,7 +194,7 @@ pub fn engine_case(name: &str, what: &str, scenario: &Scenario, repetitions: usi
     let mut seconds = Vec::new();
     for _ in 0..repetitions {
         let t = Instant::now();
-        let out = simulate(scenario, &jobs, 0, 0);
+        let out = counted(|| simulate(scenario, &jobs, 0, 0));
         seconds.push(t.elapsed().as_secs_f64());
         std::hint::black_box(out);
     }
@@ -156,37 +202,58 @@ pub fn engine_case(name: &str, what: &str, scenario: &Scenario, repetitions: usi
 }
 
 /// The engine on a strict-FCFS pool scenario against [`minimal_loop`] on the same jobs,
-/// repetitions interleaved so both see the same machine load: the engine's case (named
-/// `name`) and the loop's (`fcfs-minimal-loop`), and how many jobs start at a different
-/// time in the two (0 when they simulate the same model, which the comparison needs).
+/// like for like: each side draws the jobs (the engine by `JobStream::generate`, the loop
+/// by its own draws of the same quantities from the same streams) and keeps the same
+/// headline statistics; repetitions interleaved so both see the same machine load. The
+/// engine's case (named `name`) and the loop's (`fcfs-minimal-loop`), and how many jobs
+/// start at a different time in the two (0 when they simulate the same model, which the
+/// comparison needs).
 pub fn engine_vs_minimal_loop(
     name: &str,
     what: &str,
     scenario: &Scenario,
     repetitions: usize,
 ) -> (BenchResult, BenchResult, usize) {
-    let jobs = JobStream::generate(scenario, 0);
     let (mut engine, mut minimal) = (Vec::new(), Vec::new());
-    let mut differ = 0;
+    let (mut differ, mut jobs) = (0, 0);
     for _ in 0..repetitions {
         let t = Instant::now();
-        let out = simulate(scenario, &jobs, 0, 0);
+        let (stream, out) = counted(|| {
+            let stream = JobStream::generate(scenario, 0);
+            let out = simulate(scenario, &stream, 0, 0);
+            (stream, out)
+        });
         engine.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        let outcome = std::hint::black_box(minimal_loop::run(&jobs.jobs, scenario.campus.gpus));
+        let outcome = std::hint::black_box(counted_twin(|| minimal_loop::run(scenario, 0)));
         minimal.push(t.elapsed().as_secs_f64());
         differ = out.records.iter().zip(&outcome.starts).filter(|(r, s)| r.start != **s).count();
+        jobs = stream.jobs.len();
     }
-    let case = |name: &str, what: &str, seconds| BenchResult::of_jobs(name, what, jobs.jobs.len(), seconds);
+    let case = |name: &str, what: &str, seconds| BenchResult::of_jobs(name, what, jobs, seconds);
     (
-        case(name, what, engine),
+        case(name, &format!("{what}, generation included"), engine),
         case(
             "fcfs-minimal-loop",
-            "the same jobs in the smallest strict-FCFS event loop, with mean and p95 wait (bench/minimal_loop.rs), 1 thread",
+            "the same jobs drawn and run in the smallest strict-FCFS loop, keeping the engine's headline statistics (bench/minimal_loop.rs), 1 thread",
             minimal,
         ),
         differ,
     )
+}
+
+/// Runs `f`: the work of one repetition of a case, the only code whose instructions
+/// `bench --instructions` counts (callgrind collects inside this function alone,
+/// [`instructions`]). Never inlined, so that it keeps its name in the binary.
+#[inline(never)]
+pub fn counted<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// As [`counted`], for the twin a case is compared with (the minimal loop, the pool).
+#[inline(never)]
+pub fn counted_twin<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// Times one replication of every policy of a scenario, generation included.
@@ -194,7 +261,7 @@ pub fn end_to_end_case(name: &str, scenario: &Scenario, repetitions: usize) -> B
     let mut seconds = Vec::new();
     let mut jobs = 0;
     for _ in 0..repetitions {
-        let (s, n) = time_end_to_end(scenario);
+        let (s, n) = counted(|| time_end_to_end(scenario));
         seconds.push(s);
         jobs = n;
     }
@@ -205,6 +272,7 @@ pub fn end_to_end_case(name: &str, scenario: &Scenario, repetitions: usize) -> B
         unit: "jobs",
         seconds,
         pool_seconds: Vec::new(),
+        instructions: None,
     }
 }
 
@@ -214,10 +282,10 @@ pub fn end_to_end_vs_pool(name: &str, what: &str, scenario: &Scenario, repetitio
     let pool = on_pool(scenario);
     let mut r = end_to_end_case(name, scenario, 0);
     for _ in 0..repetitions {
-        let (s, n) = time_end_to_end(scenario);
+        let (s, n) = counted(|| time_end_to_end(scenario));
         r.seconds.push(s);
         r.units = n as f64;
-        r.pool_seconds.push(time_end_to_end(&pool).0);
+        r.pool_seconds.push(counted_twin(|| time_end_to_end(&pool)).0);
     }
     r.what = format!("{what}; {} policies × 1 replication, generation included", scenario.policies.len());
     r
@@ -378,6 +446,7 @@ pub fn sweep_case(
         unit: "jobs",
         seconds,
         pool_seconds,
+        instructions: None,
     }
 }
 
@@ -403,13 +472,16 @@ pub fn monte_carlo_case(scenario: &Scenario, threads: usize, repetitions: usize)
         unit: "replications",
         seconds,
         pool_seconds: Vec::new(),
+        instructions: None,
     }
 }
 
 /// The results as an aligned table.
 pub fn to_table(results: &[BenchResult]) -> String {
-    let mut out =
-        format!("{:<20} {:>10} {:>21} {:>16} {:>8}  {}\n", "case", "median s", "range s", "rate", "vs pool", "what");
+    let mut out = format!(
+        "{:<20} {:>10} {:>21} {:>16} {:>8} {:>10}  {}\n",
+        "case", "median s", "range s", "rate", "vs pool", "instr/job", "what"
+    );
     for r in results {
         let (lo, hi) = r.range();
         let rate = r.rate();
@@ -421,14 +493,16 @@ pub fn to_table(results: &[BenchResult]) -> String {
             format!("{rate:.2} {}/s", r.unit)
         };
         let vs_pool = r.pool_ratio().map_or("-".to_string(), |x| format!("{x:.2}"));
+        let per_job = r.instructions_per_unit().map_or("-".to_string(), |x| format!("{x:.0}"));
         out.push_str(&format!(
-            "{:<20} {:>10.3} {:>10.3} – {:<8.3} {:>16} {:>8}  {}\n",
+            "{:<20} {:>10.3} {:>10.3} – {:<8.3} {:>16} {:>8} {:>10}  {}\n",
             r.name,
             r.median(),
             lo,
             hi,
             rate,
             vs_pool,
+            per_job,
             r.what
         ));
     }

@@ -98,6 +98,13 @@ pub struct NodeCluster {
     /// The forecast's own plan, kept the same way (a forecast is asked for at `&self`,
     /// hence the cell; it used to clone the pass's plan, every buffer of it, each time).
     forecast_plan: std::cell::RefCell<Plan>,
+    /// The Slurm planner's map, rebuilt at each pass as Slurm does, in the buffers of the
+    /// last pass (with `bf_planner = "slurm"`).
+    slurm_plan: crate::cluster::slurm_planner::SlurmPlan,
+    /// With the Slurm planner: the running jobs as `(walltime end, job)`, sorted, the
+    /// order its map takes them in; kept at each start and end so that a pass does not
+    /// sort them again (that sort was 8% of a Slurm-planner year). Empty otherwise.
+    running_by_end: Vec<(SimTime, u32)>,
     /// Reused scratch: per-partition "blocked" flags and the queue walk of a pass.
     scratch_blocked: Vec<bool>,
     walk: Walk,
@@ -136,6 +143,8 @@ impl NodeCluster {
             node_version: vec![0; nodes.nodes.len()],
             account_version: vec![0; campus.accounts.len()],
             forecast_plan: std::cell::RefCell::new(plan.clone()),
+            slurm_plan: Default::default(),
+            running_by_end: Vec::new(),
             plan,
             scratch_blocked: Vec::new(),
             walk: Walk::default(),
@@ -318,6 +327,9 @@ impl NodeCluster {
     pub fn finish(&mut self, now: SimTime, job: u32) {
         self.accrue(now);
         let r = self.running.remove(&job).expect("invariant: only running jobs finish");
+        if self.planner == BfPlanner::Slurm {
+            remove_sorted(&mut self.running_by_end, (r.end, job));
+        }
         for &(n, g) in &r.alloc {
             remove_sorted(&mut self.node_releases[n as usize], (r.end, g));
             self.node_version[n as usize] += 1;
@@ -385,6 +397,9 @@ impl NodeCluster {
             self.node_version[n as usize] += 1;
         }
         insert_sorted(&mut self.account_running[usize::from(w.req.account)], (end, held));
+        if self.planner == BfPlanner::Slurm {
+            insert_sorted(&mut self.running_by_end, (end, w.q.job));
+        }
         self.account_version[usize::from(w.req.account)] += 1;
         self.running.insert(w.q.job, Running { alloc, end, account: w.req.account, gpus: held, start: now });
         started.push(w.q);

@@ -46,6 +46,8 @@
 //! not know when they come back). Account limits are the caller's: a job a limit holds is
 //! not tested, as Slurm skips it.
 
+use std::cell::RefCell;
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::placement::{Allocation, Node, Shape};
@@ -60,12 +62,19 @@ pub const FIRST_WINDOW: SimTime = 30;
 const MAX_TRIES: usize = 4096;
 
 /// A set of node indices.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct NodeSet(Vec<u64>);
 
 impl NodeSet {
-    fn empty(n: usize) -> NodeSet {
-        NodeSet(vec![0; n.div_ceil(64).max(1)])
+    /// Empties the set for `n` nodes, keeping its buffer.
+    fn clear_for(&mut self, n: usize) {
+        self.0.clear();
+        self.0.resize(n.div_ceil(64).max(1), 0);
+    }
+    /// Makes this set a copy of `other`, keeping its buffer.
+    fn copy_from(&mut self, other: &NodeSet) {
+        self.0.clear();
+        self.0.extend_from_slice(&other.0);
     }
     fn insert(&mut self, i: u32) {
         self.0[i as usize / 64] |= 1 << (i % 64);
@@ -78,9 +87,6 @@ impl NodeSet {
     }
     fn and(&mut self, other: &NodeSet) {
         self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a &= b);
-    }
-    fn is_subset(&self, other: &NodeSet) -> bool {
-        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
     }
     fn count(&self) -> u32 {
         self.0.iter().map(|w| w.count_ones()).sum()
@@ -95,17 +101,30 @@ struct Slot {
     avail: NodeSet,
 }
 
-/// A running job as the will-run test sees it.
-#[derive(Clone, Debug)]
+/// A running job as the will-run test sees it. Its allocation is
+/// `SlurmPlan::allocs[at..at + len]`: one buffer for every running job's nodes, so that
+/// building the plan at each pass copies them instead of allocating one vector per job
+/// (those allocations and frees were 23% of a Slurm-planner year).
+#[derive(Clone, Copy, Debug)]
 struct Running {
     end: SimTime,
     /// Its place among jobs with the same end (Slurm's job list order: job id).
     order: u64,
-    alloc: Allocation,
+    at: u32,
+    len: u32,
 }
 
-/// The plan of one backfill pass, as Slurm builds it.
-#[derive(Clone, Debug)]
+/// Buffers an `earliest` reuses from one job to the next (its node sets and the will-run
+/// test's free GPUs), so that testing a job allocates nothing.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    avail: NodeSet,
+    free: Vec<u32>,
+}
+
+/// The plan of one backfill pass, as Slurm builds it. It can be kept from one pass to
+/// the next and rebuilt with [`SlurmPlan::reset`], which reuses its buffers.
+#[derive(Clone, Debug, Default)]
 pub struct SlurmPlan {
     now: SimTime,
     /// Latest planned start that gets a reservation (`now + bf_window`).
@@ -114,8 +133,12 @@ pub struct SlurmPlan {
     nodes: Vec<Node>,
     /// Nodes that are up.
     up: NodeSet,
+    /// Per partition: its nodes that are up (what a job of the partition may use).
+    usable: Vec<NodeSet>,
     /// Running jobs by walltime end, then `order`.
     running: Vec<Running>,
+    /// The running jobs' `(node, GPUs)`, each job's a contiguous piece (`Running::at`).
+    allocs: Vec<(u32, u32)>,
     slots: Vec<Slot>,
     maintenance: Vec<(SimTime, SimTime)>,
     /// Time-of-day limits (none unless [`SlurmPlan::with_time_limits`]).
@@ -126,6 +149,7 @@ pub struct SlurmPlan {
     /// windows on the epoch, burstsim on its clock (0 here; on the recorded lists the
     /// runs' own offsets, 0-28 s, changed no start).
     phase: SimTime,
+    scratch: RefCell<Scratch>,
 }
 
 impl SlurmPlan {
@@ -147,33 +171,86 @@ impl SlurmPlan {
         running: impl Iterator<Item = (SimTime, u64, &'a Allocation)>,
         maintenance: &[(SimTime, SimTime)],
     ) -> SlurmPlan {
+        let mut plan = SlurmPlan::default();
+        plan.reset(now, window, resolution, nodes, down, running, maintenance);
+        plan
+    }
+
+    /// This plan rebuilt as [`SlurmPlan::new`] builds one, keeping its buffers (a pass
+    /// rebuilds the map as Slurm does, without allocating it again). The time-of-day
+    /// limits, the node windows and the phase are kept.
+    #[allow(clippy::too_many_arguments)] // the arguments of `new`, and the plan itself
+    pub fn reset<'a>(
+        &mut self,
+        now: SimTime,
+        window: SimTime,
+        resolution: SimTime,
+        nodes: &[Node],
+        down: impl Fn(u32) -> bool,
+        running: impl Iterator<Item = (SimTime, u64, &'a Allocation)>,
+        maintenance: &[(SimTime, SimTime)],
+    ) {
         let resolution = resolution.max(1);
-        let mut up = NodeSet::empty(nodes.len());
+        self.up.clear_for(nodes.len());
         for i in 0..nodes.len() as u32 {
             if !down(i) {
-                up.insert(i);
+                self.up.insert(i);
             }
         }
-        let mut running: Vec<Running> =
-            running.map(|(end, order, a)| Running { end, order, alloc: a.clone() }).collect();
-        running.sort_unstable_by(|a, b| (a.end, a.order, &a.alloc).cmp(&(b.end, b.order, &b.alloc)));
+        self.running.clear();
+        self.allocs.clear();
+        for (end, order, a) in running {
+            let at = self.allocs.len() as u32;
+            self.allocs.extend_from_slice(a);
+            self.running.push(Running { end, order, at, len: a.len() as u32 });
+        }
+        let allocs = &self.allocs;
+        // A caller that keeps its running jobs in this order (the node model does) saves
+        // the sort; the check costs one comparison per job.
+        if !self.running.is_sorted_by(|a, b| by_end(allocs, a, b) != Ordering::Greater) {
+            self.running.sort_unstable_by(|a, b| by_end(allocs, a, b));
+        }
         let begin = now / resolution * resolution;
         let end = (now.saturating_add(window) / resolution * resolution).max(begin + resolution);
-        let mut all = NodeSet::empty(nodes.len());
-        (0..nodes.len() as u32).for_each(|i| all.insert(i));
-        SlurmPlan {
-            now,
-            horizon: now.saturating_add(window),
-            resolution,
-            nodes: nodes.to_vec(),
-            up,
-            running,
-            slots: vec![Slot { begin, end, avail: all }],
-            maintenance: maintenance.to_vec(),
-            time_limits: Arc::default(),
-            node_windows: Arc::default(),
-            phase: 0,
+        self.slots.truncate(1);
+        if self.slots.is_empty() {
+            self.slots.push(Slot { begin, end, avail: NodeSet::default() });
         }
+        let all = &mut self.slots[0];
+        (all.begin, all.end) = (begin, end);
+        all.avail.clear_for(nodes.len());
+        (0..nodes.len() as u32).for_each(|i| all.avail.insert(i));
+        self.now = now;
+        self.horizon = now.saturating_add(window);
+        self.resolution = resolution;
+        self.nodes.clear();
+        self.nodes.extend_from_slice(nodes);
+        self.maintenance.clear();
+        self.maintenance.extend_from_slice(maintenance);
+        let partitions = nodes.iter().map(|n| usize::from(n.partition) + 1).max().unwrap_or(0);
+        self.usable.resize_with(partitions, NodeSet::default);
+        self.usable.iter_mut().for_each(|u| u.clear_for(nodes.len()));
+        for (i, n) in nodes.iter().enumerate() {
+            if self.up.contains(i as u32) {
+                self.usable[usize::from(n.partition)].insert(i as u32);
+            }
+        }
+    }
+
+    /// Sets the time-of-day limits and node windows of a kept plan (see
+    /// [`SlurmPlan::with_time_limits`], [`SlurmPlan::with_node_windows`]).
+    pub fn set_windows(&mut self, limits: &Arc<TimeLimits>, windows: &Arc<NodeWindows>) {
+        if !Arc::ptr_eq(&self.time_limits, limits) {
+            self.time_limits = Arc::clone(limits);
+        }
+        if !Arc::ptr_eq(&self.node_windows, windows) {
+            self.node_windows = Arc::clone(windows);
+        }
+    }
+
+    /// A running job's `(node, GPUs)`.
+    fn alloc_of(&self, r: &Running) -> &[(u32, u32)] {
+        &self.allocs[r.at as usize..(r.at + r.len) as usize]
     }
 
     /// The same plan, planning jobs only where the time-of-day limits let them start (as
@@ -205,17 +282,18 @@ impl SlurmPlan {
     /// before the window ends). With `now_only` (a job past `bf_reservations`) only a start
     /// now is tried. A start now is `(now, allocation)`: start it, then [`SlurmPlan::started`].
     pub fn earliest(&self, ask: &Ask, now_only: bool) -> Option<(SimTime, Allocation)> {
+        let mut scratch = self.scratch.take();
+        let found = self.earliest_with(&mut scratch, ask, now_only);
+        self.scratch.replace(scratch);
+        found
+    }
+
+    /// [`SlurmPlan::earliest`] with the buffers it reuses.
+    fn earliest_with(&self, scratch: &mut Scratch, ask: &Ask, now_only: bool) -> Option<(SimTime, Allocation)> {
         let now = self.now;
-        let mut usable = NodeSet::empty(self.nodes.len());
-        for (i, n) in self.nodes.iter().enumerate() {
-            if n.partition == ask.partition && self.up.contains(i as u32) {
-                usable.insert(i as u32);
-            }
-        }
-        let min_nodes = match ask.shape {
-            Shape::OneNode(_) => 1,
-            Shape::Exact(n, _) | Shape::Whole(n) => n,
-        };
+        let Scratch { avail, free } = scratch;
+        let usable = self.usable.get(usize::from(ask.partition))?; // a partition without nodes: none
+        let min_nodes = shape_nodes(ask.shape);
         let mut start_res = now;
         for _ in 0..MAX_TRIES {
             let moved = self.maintenance_from(ask.walltime, start_res);
@@ -224,10 +302,10 @@ impl SlurmPlan {
             }
             start_res = moved;
             let end = start_res.saturating_add(ask.walltime);
-            let (mut avail, later) = self.avail_over(&usable, start_res, end);
+            let later = self.avail_over(avail, usable, start_res, end);
             let mut later = later.filter(|_| !now_only);
             if !self.node_windows.is_empty() {
-                later = self.leave_out_reserved(&mut avail, &usable, start_res, ask.walltime, later, now_only);
+                later = self.leave_out_reserved(avail, usable, start_res, ask.walltime, later, now_only);
             }
             if avail.count() < min_nodes {
                 match later {
@@ -238,7 +316,7 @@ impl SlurmPlan {
                     None => return None,
                 }
             }
-            let Some((t, alloc)) = self.will_run(ask, &avail, now_only) else {
+            let Some((t, alloc)) = self.will_run(ask, avail, free, now_only) else {
                 match later {
                     Some(l) => {
                         start_res = l;
@@ -316,22 +394,21 @@ impl SlurmPlan {
         }
     }
 
-    /// The nodes the map leaves free over `[start_res, end]` among `usable`, and
-    /// `later_start`: the end of the first record (from `start_res` on) after which some
-    /// usable node not free so far becomes free.
-    fn avail_over(&self, usable: &NodeSet, start_res: SimTime, end: SimTime) -> (NodeSet, Option<SimTime>) {
-        let mut avail = usable.clone();
+    /// Puts in `avail` the nodes the map leaves free over `[start_res, end]` among
+    /// `usable`; returns `later_start`: the end of the first record (from `start_res` on)
+    /// after which some usable node not free so far becomes free.
+    fn avail_over(&self, avail: &mut NodeSet, usable: &NodeSet, start_res: SimTime, end: SimTime) -> Option<SimTime> {
+        avail.copy_from(usable);
         let mut later = None;
         for (i, s) in self.slots.iter().enumerate() {
             if s.end > start_res
                 && later.is_none()
                 && let Some(next) = self.slots.get(i + 1)
             {
-                let mut n = usable.clone();
-                n.and(&next.avail);
-                let mut cur = avail.clone();
-                cur.and(&s.avail);
-                if !n.is_subset(&cur) {
+                // Is (usable ∩ next) ⊄ (avail ∩ this record)? Word by word, without
+                // building either set (two allocations per record otherwise).
+                let words = usable.0.iter().zip(&next.avail.0).zip(avail.0.iter().zip(&s.avail.0));
+                if words.into_iter().any(|((u, n), (a, c))| u & n & !(a & c) != 0) {
                     later = Some(s.end);
                 }
             }
@@ -344,15 +421,35 @@ impl SlurmPlan {
                 break;
             }
         }
-        (avail, later)
+        later
     }
 
     /// The will-run test: `(now, nodes)` if the job fits the free GPUs now on `avail`;
     /// else the running jobs on those nodes are removed in groups of widening windows and
     /// the answer is the end of the last job of the first group after which it fits.
-    fn will_run(&self, ask: &Ask, avail: &NodeSet, now_only: bool) -> Option<(SimTime, Allocation)> {
-        let mut free: Vec<u32> = self.nodes.iter().map(|n| n.free).collect();
-        if let Some(a) = place(&self.nodes, &free, avail, ask) {
+    fn will_run(
+        &self,
+        ask: &Ask,
+        avail: &NodeSet,
+        free: &mut Vec<u32>,
+        now_only: bool,
+    ) -> Option<(SimTime, Allocation)> {
+        free.clear();
+        free.extend(self.nodes.iter().map(|n| n.free));
+        // `place` finds a placement exactly when at least `need` nodes can take their
+        // share (`offers`), and a node's offer only grows as jobs are removed. So the
+        // offering nodes are counted once and then as each removed job frees GPUs, and
+        // `place` runs only once it must succeed: most groups free too little, and the
+        // placements tried after them were 32% of a Slurm-planner year.
+        let need = shape_nodes(ask.shape) as usize;
+        let offering = |i: usize, free: &[u32]| {
+            let n = &self.nodes[i];
+            n.partition == ask.partition && avail.contains(i as u32) && offers(n, free[i], ask.shape)
+        };
+        let mut count = (0..self.nodes.len()).filter(|&i| offering(i, free)).count();
+        if count >= need
+            && let Some(a) = place(&self.nodes, free, avail, ask)
+        {
             return Some((self.now, a));
         }
         if now_only {
@@ -362,7 +459,7 @@ impl SlurmPlan {
         // and (as in Slurm) passing one over does not close the group: the job after it
         // joins the group whatever its end.
         let jobs = &self.running;
-        let on_avail = |r: &Running| r.alloc.iter().any(|&(n, _)| avail.contains(n));
+        let on_avail = |r: &Running| self.alloc_of(r).iter().any(|&(n, _)| avail.contains(n));
         let mut barrier = None::<SimTime>;
         let mut window = FIRST_WINDOW;
         let mut i = 0;
@@ -384,8 +481,10 @@ impl SlurmPlan {
                     let e = r.end + self.phase;
                     e + (FIRST_WINDOW - e % FIRST_WINDOW) - self.phase
                 });
-                for &(n, g) in &r.alloc {
+                for &(n, g) in self.alloc_of(r) {
+                    let before = offering(n as usize, free);
                     free[n as usize] += g;
+                    count += usize::from(!before && offering(n as usize, free));
                 }
                 last = Some(r.end);
                 match jobs.get(i) {
@@ -405,7 +504,9 @@ impl SlurmPlan {
                     break;
                 }
             }
-            if let Some(a) = place(&self.nodes, &free, avail, ask) {
+            if count >= need
+                && let Some(a) = place(&self.nodes, free, avail, ask)
+            {
                 return Some((last.max(self.now), a));
             }
         }
@@ -442,8 +543,11 @@ impl SlurmPlan {
         for &(n, g) in alloc {
             self.nodes[n as usize].free -= g;
         }
-        let r = Running { end, order, alloc: alloc.clone() };
-        let i = self.running.partition_point(|x| (x.end, x.order, &x.alloc) <= (r.end, r.order, &r.alloc));
+        let at = self.allocs.len() as u32;
+        self.allocs.extend_from_slice(alloc);
+        let r = Running { end, order, at, len: alloc.len() as u32 };
+        let allocs = &self.allocs;
+        let i = self.running.partition_point(|x| by_end(allocs, x, &r) != Ordering::Greater);
         self.running.insert(i, r);
     }
 
@@ -517,6 +621,12 @@ impl SlurmPlan {
     }
 }
 
+/// The running jobs' order: by walltime end, then `order`, then allocation.
+fn by_end(allocs: &[(u32, u32)], a: &Running, b: &Running) -> Ordering {
+    let alloc = |r: &Running| &allocs[r.at as usize..(r.at + r.len) as usize];
+    (a.end, a.order).cmp(&(b.end, b.order)).then_with(|| alloc(a).cmp(alloc(b)))
+}
+
 /// Where cons_tres puts a job on `nodes` with `free` GPUs each, among `avail`, or `None`
 /// if it does not fit. The nodes that can take the job (a share of it, for a multi-node
 /// shape) form runs of consecutive node numbers; each run counts its usable GPUs. A
@@ -525,76 +635,51 @@ impl SlurmPlan {
 /// number order from the run with the fewest usable GPUs that holds it; when no run holds
 /// it, from the largest run first, then the next.
 fn place(nodes: &[Node], free: &[u32], avail: &NodeSet, ask: &Ask) -> Option<Allocation> {
-    place_on(nodes, free, |n| avail.contains(n), ask.partition, ask.shape)
+    place_on(nodes, |i| free[i], |n| avail.contains(n), ask.partition, ask.shape)
 }
 
 /// `place` over every node of the partition (the main scheduler's placement in the
 /// Slurm planner's mode).
 pub fn place_now(nodes: &[Node], down: impl Fn(u32) -> bool, partition: u16, shape: Shape) -> Option<Allocation> {
-    let free: Vec<u32> = nodes.iter().map(|n| n.free).collect();
-    place_on(nodes, &free, |n| !down(n), partition, shape)
+    place_on(nodes, |i| nodes[i].free, |n| !down(n), partition, shape)
 }
 
+/// [`place`] with node `i`'s free GPUs given by `free(i)` and its usability by `ok(i)`.
 fn place_on(
     nodes: &[Node],
-    free: &[u32],
+    free: impl Fn(usize) -> u32,
     ok: impl Fn(u32) -> bool,
     partition: u16,
     shape: Shape,
 ) -> Option<Allocation> {
-    // Per node: the GPUs it offers the job (0 = it cannot take its share).
-    let (count, per_node) = match shape {
-        Shape::OneNode(k) => (1, k),
-        Shape::Exact(n, g) => (n, g),
-        Shape::Whole(n) => (n, 0),
+    let count = shape_nodes(shape);
+    let per_node = match shape {
+        Shape::OneNode(k) | Shape::Exact(_, k) => k,
+        Shape::Whole(_) => 0,
     };
+    // Per node: the GPUs it offers the job (0 = it cannot take its share).
     let offer = |i: usize| -> u32 {
         let n = &nodes[i];
-        if n.partition != partition || !ok(i as u32) {
-            return 0;
-        }
-        let f = free[i];
-        match shape {
-            Shape::Whole(_) => {
-                if f == n.gpus {
-                    f
-                } else {
-                    0
-                }
-            }
-            _ => {
-                if f >= per_node.max(1) {
-                    f
-                } else {
-                    0
-                }
-            }
-        }
+        let f = free(i);
+        if n.partition == partition && ok(i as u32) && offers(n, f, shape) { f } else { 0 }
     };
-    // Runs of consecutive nodes that can take the job: (first, last, usable GPUs).
-    let mut runs: Vec<(usize, usize, u64)> = Vec::new();
-    let mut open: Option<(usize, u64)> = None;
-    for i in 0..nodes.len() {
-        let o = offer(i);
-        if o > 0 {
-            open = Some(match open {
-                Some((s, sum)) => (s, sum + u64::from(o)),
-                None => (i, u64::from(o)),
-            });
-        } else if let Some((s, sum)) = open.take() {
-            runs.push((s, i - 1, sum));
-        }
-    }
-    if let Some((s, sum)) = open {
-        runs.push((s, nodes.len() - 1, sum));
-    }
     if count == 1 {
-        // The run with the fewest usable GPUs (every run holds a one-node job).
-        let &(s, e, _) = runs.iter().min_by_key(|r| r.2)?; // min_by_key keeps the first on a tie
-        let best = (s..=e).min_by_key(|&i| free[i])?;
+        // The run with the fewest usable GPUs (every run holds a one-node job; the first
+        // on a tie), found in one sweep without collecting the runs: most jobs take one
+        // node, and the vector of runs was an allocation per placement.
+        let mut best: Option<(usize, usize, u64)> = None;
+        for_each_run(nodes.len(), offer, |run| {
+            if best.is_none_or(|b| run.2 < b.2) {
+                best = Some(run);
+            }
+        });
+        let (s, e, _) = best?;
+        let best = (s..=e).min_by_key(|&i| free(i))?; // min_by_key keeps the first on a tie
         let g = if let Shape::Whole(_) = shape { nodes[best].gpus } else { per_node };
         return Some(vec![(best as u32, g)]);
     }
+    let mut runs: Vec<(usize, usize, u64)> = Vec::new();
+    for_each_run(nodes.len(), offer, |run| runs.push(run));
     let mut picked: Allocation = Vec::new();
     let need_nodes = count as usize;
     while picked.len() < need_nodes && !runs.is_empty() {
@@ -618,6 +703,43 @@ fn place_on(
     }
     picked.sort_unstable();
     Some(picked)
+}
+
+/// How many nodes a job of this shape takes.
+fn shape_nodes(shape: Shape) -> u32 {
+    match shape {
+        Shape::OneNode(_) => 1,
+        Shape::Exact(n, _) | Shape::Whole(n) => n,
+    }
+}
+
+/// Whether a node with `free` free GPUs can take its share of a job of this shape: the
+/// whole node, or the share's GPUs (at least one).
+fn offers(node: &Node, free: u32, shape: Shape) -> bool {
+    match shape {
+        Shape::Whole(_) => free == node.gpus,
+        Shape::OneNode(k) | Shape::Exact(_, k) => free >= k.max(1),
+    }
+}
+
+/// Calls `f` with every run of consecutive nodes among `0..n` that can take the job
+/// (`offer(i) > 0`), in node order: `(first, last, usable GPUs)`.
+fn for_each_run(n: usize, offer: impl Fn(usize) -> u32, mut f: impl FnMut((usize, usize, u64))) {
+    let mut open: Option<(usize, u64)> = None;
+    for i in 0..n {
+        let o = offer(i);
+        if o > 0 {
+            open = Some(match open {
+                Some((s, sum)) => (s, sum + u64::from(o)),
+                None => (i, u64::from(o)),
+            });
+        } else if let Some((s, sum)) = open.take() {
+            f((s, i - 1, sum));
+        }
+    }
+    if let Some((s, sum)) = open {
+        f((s, n - 1, sum));
+    }
 }
 
 #[cfg(test)]

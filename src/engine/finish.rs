@@ -98,14 +98,10 @@ impl<O: Observer> World<'_, O> {
         // counts below (it copies every class's waits).
         let set = &scn.class_metrics;
         let mut all = ClassTally::default();
-        let mut classes: Vec<Vec<f64>> = Vec::with_capacity(scn.group.len() + 1);
-        for (i, c) in self.tally.classes.iter().enumerate() {
-            all.absorb(c);
-            if i < scn.group.len() {
-                classes.push(c.values(set));
-            }
-        }
-        classes.push(all.values(set));
+        self.tally.classes.iter().for_each(|c| all.absorb(c));
+        let mut rows: Vec<&ClassTally> = self.tally.classes[..scn.group.len()].iter().collect();
+        rows.push(&all);
+        let classes = crate::metrics::values_once(&rows, |c| c.values(set));
         let t = &self.tally;
         put(Metric::JobsSubmitted, t.arrivals as f64);
         put(Metric::JobsCompletedCampus, (t.completed - t.cloud_jobs) as f64);

@@ -82,13 +82,15 @@ impl<O: Observer> World<'_, O> {
         let seasons = SeasonSet::of(scn);
         // Class rows: each group class, then all classes (a log's job of no class: all only).
         let mut tallies = vec![vec![SeasonTally::default(); classes + 1]; seasons.len()];
+        let mut rows = Vec::new();
         for (job, s) in self.jobs.iter().zip(&self.st) {
             if !job.group || job.submit < scn.warmup {
                 continue;
             }
             let class = usize::from(job.class);
             let wait = secs_to_hours(s.waited);
-            for row in seasons.rows_of(job.submit) {
+            seasons.rows_of(job.submit, &mut rows);
+            for &row in &rows {
                 for c in [Some(class).filter(|&c| c < classes), Some(classes)].into_iter().flatten() {
                     let t = &mut tallies[row][c];
                     t.submitted += 1;
@@ -108,6 +110,8 @@ impl<O: Observer> World<'_, O> {
                 }
             }
         }
-        tallies.iter().map(|row| row.iter().map(SeasonTally::values).collect()).collect()
+        let flat: Vec<SeasonTally> = tallies.into_iter().flatten().collect();
+        let values = crate::metrics::values_once(&flat, SeasonTally::values);
+        values.chunks(classes + 1).map(<[Vec<f64>]>::to_vec).collect()
     }
 }

@@ -75,6 +75,11 @@ pub struct BenchArgs {
     /// shipped files ask for 20, so the time at 20 is about 20 / N times this one).
     #[arg(long, default_value_t = 2)]
     pub sweep_replications: u32,
+    /// Also count the instructions of one repetition of each case (not the sweeps or
+    /// Monte Carlo scaling) under valgrind's callgrind, about 50 times slower, and print
+    /// them per job: unlike seconds, they do not depend on the machine's load.
+    #[arg(long)]
+    pub instructions: bool,
 }
 
 /// `burstsim run`.

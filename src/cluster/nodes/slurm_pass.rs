@@ -1,12 +1,11 @@
 //! The backfill pass with Slurm's planner (`campus.bf_planner = "slurm"`,
 //! [`crate::cluster::slurm_planner`]): the same walk of the queue as the exact pass, each
 //! tested job planned by a [`SlurmPlan`] built afresh at each pass, as Slurm builds its
-//! backfill map (the main scheduler's placement by cons_tres's best fit is in
-//! `reserved.rs`, with the reserved nodes).
+//! backfill map, in the buffers of the last pass (the main scheduler's placement by
+//! cons_tres's best fit is in `reserved.rs`, with the reserved nodes).
 
 use super::NodeCluster;
 use crate::cluster::request::QueuedJob;
-use crate::cluster::slurm_planner::SlurmPlan;
 use crate::units::SimTime;
 
 impl NodeCluster {
@@ -14,17 +13,18 @@ impl NodeCluster {
     /// or over the MaxTime in force, skipped), at most `bf_max_job_test`; the first `bf_reservations` that cannot start
     /// now get Slurm's planned start and a reservation, the rest are only tried now.
     pub(super) fn slurm_backfill_pass(&mut self, now: SimTime, started: &mut Vec<QueuedJob>) {
-        let mut plan = SlurmPlan::new(
+        debug_assert_eq!(self.running_by_end.len(), self.running.len(), "invariant: every running job listed by end");
+        let mut plan = std::mem::take(&mut self.slurm_plan);
+        plan.reset(
             now,
             self.window,
             self.resolution,
             &self.nodes.nodes,
             |n| self.nodes.is_down(n),
-            self.running.iter().map(|(&job, r)| (r.end, u64::from(job), &r.alloc)),
+            self.running_by_end.iter().map(|&(end, job)| (end, u64::from(job), &self.running[&job].alloc)),
             &self.maintenance,
-        )
-        .with_time_limits(self.time_limits.clone())
-        .with_node_windows(self.node_windows.clone());
+        );
+        plan.set_windows(&self.time_limits, &self.node_windows);
         let (mut tested, mut reserved) = (0u32, 0u32);
         let mut walk = self.walk_from_front();
         while let Some(a) = walk.next() {
@@ -60,5 +60,6 @@ impl NodeCluster {
             walk.skip(&self.queue, a, true);
         }
         self.walk = walk;
+        self.slurm_plan = plan;
     }
 }

@@ -238,3 +238,96 @@ fn no_job_is_planned_across_a_window_of_its_reserved_nodes() {
     assert_eq!(idle.earliest(&one(8, 3 * H), true), None);
     assert_eq!(idle.earliest(&one(8, 2 * H), true).map(|p| p.0), Some(20 * H), "ends as the window starts");
 }
+
+/// cons_tres's one-node best fit as it was first written: every run collected, then the
+/// one with the fewest usable GPUs (the first on a tie), and in it the node with the
+/// fewest free GPUs. [`place_on`] finds it in one sweep; the property below compares them.
+fn one_node_by_collected_runs(nodes: &[Node], ok: impl Fn(u32) -> bool, k: u32) -> Option<Allocation> {
+    let offer =
+        |i: usize| if nodes[i].partition == 0 && ok(i as u32) && nodes[i].free >= k { nodes[i].free } else { 0 };
+    let mut runs: Vec<(usize, usize, u64)> = Vec::new();
+    let mut open: Option<(usize, u64)> = None;
+    for i in 0..nodes.len() {
+        let o = offer(i);
+        if o > 0 {
+            open = Some(open.map_or((i, u64::from(o)), |(s, sum)| (s, sum + u64::from(o))));
+        } else if let Some((s, sum)) = open.take() {
+            runs.push((s, i - 1, sum));
+        }
+    }
+    if let Some((s, sum)) = open {
+        runs.push((s, nodes.len() - 1, sum));
+    }
+    let &(s, e, _) = runs.iter().min_by_key(|r| r.2)?;
+    let best = (s..=e).min_by_key(|&i| nodes[i].free)?;
+    Some(vec![(best as u32, k)])
+}
+
+/// One backfill pass of a property case: the nodes' free GPUs and partitions, the
+/// running jobs `(end, node, GPUs)`, and the jobs tested `(GPUs, walltime, now only)`.
+type Pass = (Vec<(u32, u16)>, Vec<(SimTime, u32, u32)>, Vec<(u32, SimTime, bool)>);
+
+/// Runs one pass on `plan` (already reset to it) and records every answer and the map.
+fn walk(plan: &mut SlurmPlan, now: SimTime, jobs: &[(u32, SimTime, bool)], order: &mut u64) -> Vec<String> {
+    let mut seen = Vec::new();
+    for &(k, walltime, now_only) in jobs {
+        let found = plan.earliest(&one(k, walltime), now_only);
+        seen.push(format!("{found:?}"));
+        match found {
+            Some((t, alloc)) if t == now => {
+                *order += 1;
+                plan.started(&alloc, now + walltime, *order);
+            }
+            Some((t, alloc)) => plan.reserve(t, &alloc, walltime),
+            None => {}
+        }
+        seen.push(format!("{:?} {}", plan.records(), plan.any_free_now()));
+    }
+    seen
+}
+
+proptest::proptest! {
+    /// A plan kept from pass to pass and rebuilt with `reset` (its buffers reused: running
+    /// jobs' nodes in one buffer, records, node sets, the will-run test's free GPUs) plans
+    /// every job of every pass as a plan built afresh with `new` does, and leaves the same
+    /// map; running jobs given out of order are sorted as `new` sorts them.
+    #[test]
+    fn a_kept_plan_plans_as_a_fresh_one(
+        passes in proptest::collection::vec(
+            (
+                proptest::collection::vec((0u32..9, 0u16..2), 1..7),
+                proptest::collection::vec((1u64..400, 0u32..7, 1u32..9), 0..8),
+                proptest::collection::vec((1u32..9, 1u64..300, proptest::bool::ANY), 0..8),
+            ),
+            1..8,
+        ),
+    ) {
+        let mut kept = SlurmPlan::default();
+        let (mut order_kept, mut order_fresh) = (0, 0);
+        for (i, (free, running, jobs)) in passes.iter().enumerate() {
+            let now = 10 * i as SimTime;
+            let pass: &Pass = &(free.clone(), running.clone(), jobs.clone());
+            let ns: Vec<Node> = pass.0.iter().map(|&(f, p)| Node { gpus: 8, free: f.min(8), partition: p }).collect();
+            let allocs: Vec<(SimTime, Allocation)> = pass
+                .1
+                .iter()
+                .map(|&(end, n, g)| (now + end, vec![(n % ns.len() as u32, g)]))
+                .collect();
+            let running = || allocs.iter().enumerate().rev().map(|(j, (e, a))| (*e, j as u64, a));
+            let down = |n: u32| n == 5;
+            let maintenance = [(200, 230)];
+            kept.reset(now, 600, 7, &ns, down, running(), &maintenance);
+            let mut fresh = SlurmPlan::new(now, 600, 7, &ns, down, running(), &maintenance);
+            proptest::prop_assert_eq!(kept.records(), fresh.records());
+            let a = walk(&mut kept, now, &pass.2, &mut order_kept);
+            let b = walk(&mut fresh, now, &pass.2, &mut order_fresh);
+            proptest::prop_assert_eq!(a, b);
+            for k in 1..9 {
+                proptest::prop_assert_eq!(
+                    place_now(&ns, down, 0, Shape::OneNode(k)),
+                    one_node_by_collected_runs(&ns, |n| !down(n), k)
+                );
+            }
+        }
+    }
+}
