@@ -203,6 +203,8 @@ pub(crate) struct World<'a, O: Observer> {
     rented_offers: Vec<usize>,
     group_waiting: DailyLevel,
     cap: CapState,
+    /// The longest request that can ever start, per job shape (empty without windows).
+    reach: crate::scenario::feasibility::Reach,
 }
 
 /// Simulates `policy` on `stream` (replication `replication` of `scenario`).
@@ -380,6 +382,18 @@ impl<'a, O: Observer> World<'a, O> {
             rented_offers: crate::policy::rented_monthly_offers(policy, &scn.offers),
             group_waiting: DailyLevel::new(days, window),
             cap: CapState::default(),
+            reach: crate::scenario::feasibility::Reach::of(
+                &scn.campus,
+                jobs.iter().map(|j| {
+                    let ask = crate::scenario::feasibility::Ask {
+                        account: 0, // the windows do not depend on it
+                        partition: j.partition,
+                        nodes: j.nodes,
+                        gpus_per_node: j.gpus_per_node,
+                    };
+                    (ask, j.gpus)
+                }),
+            ),
         };
         w.init_capacity();
         w
@@ -465,7 +479,11 @@ impl<'a, O: Observer> World<'a, O> {
     fn arrive(&mut self, j: u32) {
         let job = &self.jobs[j as usize];
         if !job.group {
-            self.enqueue_campus(j);
+            // One that can never start, given the windows, is not queued: it would wait
+            // until their expansion ends, long past the horizon (issue 45).
+            if self.within_windows(j) {
+                self.enqueue_campus(j);
+            }
             return;
         }
         if job.submit >= self.scn.warmup {
@@ -476,8 +494,9 @@ impl<'a, O: Observer> World<'a, O> {
     }
 
     /// True when the job could ever run on campus (GPU count and node shape, its account's
-    /// GPU limit, memory of its partition's GPUs): the rule validation proved for its class
-    /// ([`crate::scenario::feasibility::campus_misfit`]), so the two never disagree.
+    /// GPU limit, memory of its partition's GPUs, a walltime request some gap of the
+    /// windows fits): the rules validation proved for its class
+    /// ([`crate::scenario::feasibility`]), so the two never disagree.
     pub(crate) fn fits_campus(&self, j: u32) -> bool {
         let job = &self.jobs[j as usize];
         let r = self.request(j);
@@ -488,6 +507,21 @@ impl<'a, O: Observer> World<'a, O> {
             gpus_per_node: r.gpus_per_node,
         };
         crate::scenario::feasibility::campus_misfit(&self.scn.campus, ask, job.gpus, job.vram_gb).is_none()
+            && self.within_windows(j)
+    }
+
+    /// Whether the job's walltime request can ever start on campus, given the recurring
+    /// reservations and time-of-day limits ([`crate::scenario::week`]): the rule
+    /// validation applies to whole classes, here per job (always true without windows).
+    fn within_windows(&self, j: u32) -> bool {
+        let job = &self.jobs[j as usize];
+        let ask = crate::scenario::feasibility::Ask {
+            account: 0,
+            partition: job.partition,
+            nodes: job.nodes,
+            gpus_per_node: job.gpus_per_node,
+        };
+        self.reach.allows(&self.scn.campus, ask, job.gpus, self.walltime_request(j))
     }
 
     /// The Slurm side of a job: account, partition, node shape.

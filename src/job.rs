@@ -90,9 +90,15 @@ impl Job {
     /// The walltime the scheduler is told for `work` seconds of remaining runtime,
     /// capped at the cluster's limit.
     pub fn walltime_request(&self, work: SimTime, max_walltime: Option<SimTime>) -> SimTime {
-        let w = (work as f64 * self.walltime_factor).ceil() as SimTime;
-        w.max(work).min(max_walltime.unwrap_or(SimTime::MAX))
+        walltime_request(work, self.walltime_factor, max_walltime)
     }
+}
+
+/// The walltime the scheduler is told for `work` seconds with walltime factor `factor`:
+/// the product rounded up, at least `work`, capped at `max_walltime`.
+pub fn walltime_request(work: SimTime, factor: f64, max_walltime: Option<SimTime>) -> SimTime {
+    let w = (work as f64 * factor).ceil() as SimTime;
+    w.max(work).min(max_walltime.unwrap_or(SimTime::MAX))
 }
 
 /// The walltime factor whose request for `runtime` seconds is exactly `request` (the

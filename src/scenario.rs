@@ -24,10 +24,11 @@ pub mod sensitivity;
 pub mod shape;
 mod trace_source;
 mod validate;
+pub mod week;
 
 pub use model::{
-    Account, Backfill, Budget, Campus, ComputeTimeout, JobClass, Multifactor, NodeGroup, Offer, Partition, Policy,
-    Priority, Rule, Scenario, Target, Timing,
+    Account, Backfill, Budget, Campus, ComputeTimeout, JobClass, MAX_RUNTIME_HOURS, Multifactor, NodeGroup, Offer,
+    Partition, Policy, Priority, Rule, Scenario, Target, Timing,
 };
 pub use trace_source::TraceSource;
 pub use validate::{GROUP_ACCOUNT, OTHERS_ACCOUNT};

@@ -18,11 +18,11 @@ pub use crate::job::{Job, NO_DEADLINE, OTHERS};
 use crate::rng::{Purpose, SimRng, stream};
 pub use crate::scenario::TraceSource;
 use crate::scenario::calendar::Calendar;
-use crate::scenario::{JobClass, Scenario, Timing};
-use crate::units::{DAY, HOUR, SimTime, hours_to_secs};
+use crate::scenario::{JobClass, Scenario};
+use crate::units::{DAY, HOUR, SimTime};
 
 /// Longest runtime a sampled job may have (ten years).
-pub const MAX_RUNTIME_HOURS: f64 = 24.0 * 3650.0;
+pub use crate::scenario::MAX_RUNTIME_HOURS;
 
 // `TraceSource` (the log's jobs, loaded with the scenario) is plain data of the scenario;
 // how a replication draws from it is workload, so its methods live here.
@@ -153,26 +153,7 @@ fn generate_class(out: &mut Vec<Job>, class: &JobClass, src: Source, calendar: &
         let ordinal = ordinal as u32;
         let attributes = Purpose::JobAttributes { group, class: index, index: ordinal };
         let rng: &mut SimRng = &mut stream(src.seed, src.replication, attributes);
-        // Heavy tails are cut at ten years so clock arithmetic never overflows. A joint
-        // class draws its request and the share used first; an independent one its run
-        // time first and its factor after the GPUs (the order kept since before `requests`).
-        let (runtime, joint_factor) = match &class.timing {
-            Timing::Independent { runtime_hours, .. } => {
-                (hours_to_secs(runtime_hours.sample(rng).min(MAX_RUNTIME_HOURS), 1), None)
-            }
-            Timing::Joint(requests) => {
-                let (request_h, used) = requests.sample(rng);
-                let request = hours_to_secs(request_h, 1);
-                let runtime = ((request as f64 * used).round() as SimTime).clamp(1, request);
-                (runtime, Some(crate::job::exact_factor(request as i64, runtime)))
-            }
-        };
-        let gpus = class.gpus.sample(rng).round().max(1.0) as u32;
-        let walltime_factor = match (&class.timing, joint_factor) {
-            (_, Some(f)) => f,
-            (Timing::Independent { walltime_factor, .. }, None) => walltime_factor.sample(rng).clamp(1.0, 1000.0),
-            (Timing::Joint(_), None) => unreachable!("invariant: a joint class draws its factor with its run time"),
-        };
+        let (runtime, gpus, walltime_factor) = class.draw_size(rng);
         let vram_gb = class.vram_gb.sample(rng);
         // Heavy-tailed data sizes are cut at 10 PB, far beyond any upload that can finish.
         let data_gb = class.data_gb.sample(rng).min(1e7);

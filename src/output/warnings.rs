@@ -21,6 +21,25 @@ pub enum Warning {
         of: usize,
         /// Mean offered load.
         offered_load: f64,
+        /// The campus has recurring reservations or time-of-day limits and the offered
+        /// load is below 1: the windows, not the load, hold the queue.
+        windows: bool,
+    },
+    /// Some jobs of a class ask for more walltime than any gap of the campus's
+    /// reservations and time-of-day limits leaves: they never start on the campus.
+    NeverStart {
+        /// The class's name.
+        class: String,
+        /// A background class (else the group's).
+        background: bool,
+        /// Estimated share of its jobs affected, in [0, 1].
+        share: f64,
+        /// The longest request that can start, seconds.
+        longest: crate::units::SimTime,
+        /// The class's longest request, seconds.
+        asked: crate::units::SimTime,
+        /// The window or limit that holds longer requests out, in words.
+        window: String,
     },
     /// Sequential stopping hit the maximum before the target.
     TargetNotReached {
@@ -100,12 +119,40 @@ impl fmt::Display for Warning {
                 f,
                 "only {replications} replication(s): confidence intervals need at least 5 to mean much; use --replications 20 or more"
             ),
-            Warning::Unstable { policy, replications, of, offered_load } => write!(
+            Warning::Unstable { policy, replications, of, offered_load, windows: true } => write!(
+                f,
+                "policy '{policy}': the campus is unstable in {replications} of {of} replications although the mean offered load is only {offered_load:.2}: \
+                 the recurring reservations and time-of-day limits (campus.reservations, campus.time_limits), not the load, hold the queue \
+                 (jobs start only where their walltime requests fit between the windows, and GPUs idle before each window); \
+                 shorten or move the windows, ask for shorter walltimes, or read the waits as 'unbounded'"
+            ),
+            Warning::Unstable { policy, replications, of, offered_load, windows: false } => write!(
                 f,
                 "policy '{policy}': the campus is unstable in {replications} of {of} replications (mean offered load {offered_load:.2}; \
                  at ≥ 1 or with a backlog still growing at the horizon the queue has no steady state, so its averages depend on the horizon); \
                  lower the background load or season multipliers, add GPUs, or read the waits as 'unbounded'"
             ),
+            Warning::NeverStart { class, background, share, longest, asked, window } => {
+                let share = if *share > 0.0 {
+                    format!("about {:.1}% of its jobs", 100.0 * share)
+                } else {
+                    format!("fewer than 1 in {} of its jobs", crate::scenario::feasibility::SHARE_DRAWS)
+                };
+                let fate = if *background {
+                    "they never start and never enter the queue"
+                } else {
+                    "on the campus they never start: where no offer of the policy takes them (campus-only) they are \
+                     counted in jobs_unfinished, never as completed and never in the waits"
+                };
+                write!(
+                    f,
+                    "{} class '{class}': {share} ask for more walltime (up to {}) than the longest request that can ever \
+                     start on the campus, {}, held there by {window}; {fate}. Ask for at most that, or shorten or move the window",
+                    if *background { "background" } else { "group" },
+                    crate::scenario::feasibility::hours_words(*asked),
+                    crate::scenario::feasibility::hours_words(*longest),
+                )
+            }
             Warning::TargetNotReached { worst, replications } => write!(
                 f,
                 "stopped at the maximum of {replications} replications before every watched CI met its --ci-target: {worst}; raise simulation.max_replications or widen the target"
@@ -200,6 +247,7 @@ pub fn collect(
                 replications: unstable,
                 of: n,
                 offered_load: load,
+                windows: !scenario.campus.week.is_empty() && load < 1.0,
             });
         }
         let jobs = crate::stats::summarize(&results.column(p, Metric::JobsCompleted)).mean;
@@ -245,6 +293,7 @@ pub fn scenario_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
         share_of_shares: s,
         share_of_use: u,
     }));
+    out.extend(never_start(scenario));
     let load = crate::workload::load::offered_load(scenario);
     let patient = scenario.campus.accounts.iter().any(|x| x.patience.patience_h.is_some());
     if let Some((season, bg)) = load.peak
@@ -252,6 +301,31 @@ pub fn scenario_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
         && !patient
     {
         out.push(Warning::SaturatedSeason { season, load: bg + load.group_mean });
+    }
+    out
+}
+
+/// The classes some of whose jobs can never start on the campus, given its windows
+/// (validation refused those none of whose jobs can).
+fn never_start(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
+    use crate::scenario::feasibility::{Ask, never_start_share, window_misfit};
+    let campus = &scenario.campus;
+    let lists = [(true, &scenario.background), (false, &scenario.group)];
+    let mut out = Vec::new();
+    for (background, classes) in lists {
+        for c in classes {
+            let ask =
+                Ask { account: c.account, partition: c.partition, nodes: c.nodes, gpus_per_node: c.gpus_per_node };
+            let Some(w) = window_misfit(campus, c, ask) else { continue };
+            out.push(Warning::NeverStart {
+                class: c.name.clone(),
+                background,
+                share: never_start_share(campus, c, ask),
+                longest: w.longest.request,
+                asked: w.longest_request,
+                window: campus.week.describe(w.longest.bound).to_string(),
+            });
+        }
     }
     out
 }

@@ -25,9 +25,12 @@
 //! policy needs it) is not a sure place: a job that arrives after its last rental, or
 //! that needs longer than any rental, would wait in its line for ever.
 
-use crate::scenario::model::{Campus, Offer, Policy};
+use crate::job::walltime_request;
+use crate::scenario::model::{Campus, JobClass, MAX_RUNTIME_HOURS, Offer, Policy, Timing};
 use crate::scenario::raw::{BillingMode, Placement};
 use crate::scenario::shape::Shape;
+use crate::scenario::week::Longest;
+use crate::units::{SimTime, hours_to_secs};
 
 /// Why a job can never start on the campus, with what would fit.
 #[derive(Clone, Debug, PartialEq)]
@@ -177,6 +180,40 @@ pub fn campus_misfit(campus: &Campus, ask: Ask, gpus: u32, vram_gb: f64) -> Opti
     }
 }
 
+/// The longest walltime request a job of `gpus` GPUs (placed as `ask` says) can ever
+/// start with, given the campus's recurring reservations and time-of-day limits
+/// ([`crate::scenario::week`]), or `None` when they bound no request. A job that
+/// [`campus_misfit`] refuses has no answer here: ask that first.
+///
+/// On nodes the job's candidates are its partition's nodes that can hold one part of its
+/// shape, and it needs as many of them clear of their reservations as the shape has
+/// parts; on the pool only whole-cluster reservations and limits count.
+pub fn campus_reach(campus: &Campus, ask: Ask, gpus: u32) -> Option<Longest> {
+    let week = &campus.week;
+    if week.is_empty() {
+        return None;
+    }
+    if campus.placement == Placement::Pool || week.per_node.is_empty() {
+        return week.longest(&[], 0);
+    }
+    let part = campus.partition(ask.partition);
+    let shape = Shape::of(gpus, ask.nodes, ask.gpus_per_node, part.max_gpus_per_node);
+    let min_gpus = match shape {
+        Shape::OneNode(k) => k,
+        Shape::Exact(_, g) => g,
+        Shape::Whole(_) => 0,
+    };
+    let mut candidates = Vec::new();
+    let mut first = 0u32;
+    for g in &campus.node_groups {
+        if g.partition == ask.partition && g.gpus_per_node >= min_gpus {
+            candidates.extend(first..first + g.nodes);
+        }
+        first += g.nodes;
+    }
+    week.longest(&candidates, shape.nodes())
+}
+
 /// Whether an offer can surely take a job of `gpus` GPUs with `vram_gb` per GPU under
 /// `policy`: it has the memory and the GPUs, and it is there whenever a job arrives (an
 /// hourly offer, or a monthly one rented the whole time; see the module docs).
@@ -194,4 +231,164 @@ pub fn offer_surely_takes(offer: &Offer, policy: &Policy, offer_index: usize, gp
 /// Whether an offer could take such a job at some time (memory and GPUs only).
 pub fn offer_could_take(offer: &Offer, gpus: u32, vram_gb: f64) -> bool {
     vram_gb <= offer.vram_gb && gpus <= offer.capacity.unwrap_or(u32::MAX)
+}
+
+/// The walltime requests (seconds) of a class's shortest and longest jobs, as the engine
+/// makes them: run time × walltime factor rounded up, capped at the partition's limit.
+pub fn request_range(c: &JobClass, campus: &Campus) -> (SimTime, SimTime) {
+    let max = campus.partition(c.partition).max_walltime;
+    match &c.timing {
+        Timing::Independent { runtime_hours, walltime_factor } => {
+            let (r_lo, r_hi) = runtime_hours.support();
+            let (f_lo, f_hi) = walltime_factor.support();
+            let secs = |h: f64| hours_to_secs(h.min(MAX_RUNTIME_HOURS), 1);
+            (
+                walltime_request(secs(r_lo), f_lo.clamp(1.0, 1000.0), max),
+                walltime_request(secs(r_hi), f_hi.clamp(1.0, 1000.0), max),
+            )
+        }
+        Timing::Joint(r) => {
+            let h = r.hours();
+            let secs = |h: f64| hours_to_secs(h, 1).min(max.unwrap_or(SimTime::MAX));
+            (secs(h[0]), secs(h[h.len() - 1]))
+        }
+    }
+}
+
+/// Jobs of a class that can never start on the campus because of its reservations and
+/// time-of-day limits ([`crate::scenario::week`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowMisfit {
+    /// The longest request that can start (for the class's largest job), and what
+    /// keeps longer ones out.
+    pub longest: Longest,
+    /// Whether no job of the class can ever start (else only the longer requests).
+    pub all: bool,
+    /// The class's longest walltime request, seconds.
+    pub longest_request: SimTime,
+    /// The class's shortest walltime request, seconds.
+    pub shortest_request: SimTime,
+}
+
+/// The longest request that starts, over the GPU counts `gpus`: the shortest answer and
+/// the longest (`None`: unbounded for some count, or for all).
+fn reach_over(campus: &Campus, ask: Ask, gpus: std::ops::RangeInclusive<u32>) -> (Option<Longest>, Option<Longest>) {
+    let (mut least, mut most): (Option<Longest>, Option<Longest>) = (None, None);
+    let mut unbounded = false;
+    let part = campus.partition(ask.partition);
+    let mut last_shape = None;
+    for g in gpus {
+        // The answer depends on the GPU count only through the shape.
+        let shape = Shape::of(g, ask.nodes, ask.gpus_per_node, part.max_gpus_per_node);
+        if last_shape.replace(shape) == Some(shape) {
+            continue;
+        }
+        match campus_reach(campus, ask, g) {
+            None => unbounded = true,
+            Some(l) => {
+                if least.is_none_or(|x| l.request < x.request) {
+                    least = Some(l);
+                }
+                if most.is_none_or(|x| l.request > x.request) {
+                    most = Some(l);
+                }
+            }
+        }
+    }
+    (least, if unbounded { None } else { most })
+}
+
+/// Whether some (or all) of a class's jobs can never start on the campus, given its
+/// windows: `None` when every job can start somewhere in the week (see the module docs
+/// of [`crate::scenario::week`]). Asks [`campus_misfit`]'s question first: call it on a
+/// class that fits the empty campus.
+pub fn window_misfit(campus: &Campus, c: &JobClass, ask: Ask) -> Option<WindowMisfit> {
+    if campus.week.is_empty() {
+        return None;
+    }
+    let (g_lo, g_hi) = c.gpus.support();
+    let part_gpus = campus.partition(ask.partition).gpus.max(1);
+    let gpu = |g: f64| (g.round().max(1.0).min(f64::from(part_gpus))) as u32;
+    let (shortest_request, longest_request) = request_range(c, campus);
+    let (least, most) = reach_over(campus, ask, gpu(g_lo)..=gpu(g_hi));
+    let least = least?;
+    if longest_request <= least.request {
+        return None;
+    }
+    // No job starts when even the shortest request of the best-placed size is too long.
+    let all = most.is_some_and(|m| shortest_request > m.request);
+    Some(WindowMisfit { longest: most.filter(|_| all).unwrap_or(least), all, longest_request, shortest_request })
+}
+
+/// Hours in words for messages: `23 h`, `1.50 h`.
+pub fn hours_words(secs: SimTime) -> String {
+    let h = crate::units::secs_to_hours(secs);
+    if h.fract() == 0.0 { format!("{h} h") } else { format!("{h:.2} h") }
+}
+
+/// Draws of a class's jobs behind [`never_start_share`]: enough for a share to about
+/// half a percent (the binomial standard error at 1/2 is 0.35%).
+pub const SHARE_DRAWS: u32 = 20_000;
+
+/// The share of a class's jobs whose request can never start on the campus, estimated
+/// from [`SHARE_DRAWS`] draws of its distributions (a fixed stream, so the same every
+/// time).
+pub fn never_start_share(campus: &Campus, c: &JobClass, ask: Ask) -> f64 {
+    use rand::SeedableRng;
+    let mut rng = crate::rng::SimRng::seed_from_u64(0x4545);
+    let mut reach = Reach::default();
+    let max = campus.partition(c.partition).max_walltime;
+    let never = (0..SHARE_DRAWS)
+        .filter(|_| {
+            let (runtime, gpus, factor) = c.draw_size(&mut rng);
+            reach.learn(campus, ask, gpus);
+            !reach.allows(campus, ask, gpus, walltime_request(runtime, factor, max))
+        })
+        .count();
+    never as f64 / f64::from(SHARE_DRAWS)
+}
+
+/// The longest request that can start, per job shape, computed once per shape: what the
+/// engine asks for each job ([`Reach::allows`]).
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    /// (partition, nodes, GPUs per node, GPUs) → the longest request (`None`: any).
+    table: std::collections::HashMap<(u16, u16, u16, u32), Option<SimTime>>,
+}
+
+impl Reach {
+    /// The table for these jobs (placement and GPUs each); empty when the campus has no
+    /// windows.
+    pub fn of(campus: &Campus, jobs: impl Iterator<Item = (Ask, u32)>) -> Reach {
+        let mut r = Reach::default();
+        if !campus.week.is_empty() {
+            for (ask, gpus) in jobs {
+                r.learn(campus, ask, gpus);
+            }
+        }
+        r
+    }
+
+    fn key(ask: Ask, gpus: u32) -> (u16, u16, u16, u32) {
+        (ask.partition, ask.nodes, ask.gpus_per_node, gpus)
+    }
+
+    /// Computes (once) the answer for a job of this shape.
+    pub fn learn(&mut self, campus: &Campus, ask: Ask, gpus: u32) {
+        self.table.entry(Self::key(ask, gpus)).or_insert_with(|| campus_reach(campus, ask, gpus).map(|l| l.request));
+    }
+
+    /// Whether a job of `gpus` GPUs placed as `ask` says, with walltime request
+    /// `request`, can ever start on the campus given its windows (a shape not learnt is
+    /// computed, not remembered).
+    pub fn allows(&self, campus: &Campus, ask: Ask, gpus: u32, request: SimTime) -> bool {
+        if campus.week.is_empty() {
+            return true;
+        }
+        let longest = match self.table.get(&Self::key(ask, gpus)) {
+            Some(&l) => l,
+            None => campus_reach(campus, ask, gpus).map(|l| l.request),
+        };
+        longest.is_none_or(|l| request <= l)
+    }
 }

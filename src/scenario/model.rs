@@ -103,6 +103,9 @@ pub struct Campus {
     /// Recurring reservations of named nodes, per node (`[[campus.reservations]]` with
     /// `nodes` or `node_group`; empty: none, the default). Node placement only.
     pub node_windows: super::recurring::NodeWindows,
+    /// The reservations and time-of-day limits as one week (empty: none), from which
+    /// [`super::feasibility::campus_reach`] finds the longest request that can ever start.
+    pub week: super::week::WeekPattern,
 }
 
 /// A group of identical nodes.
@@ -259,10 +262,39 @@ pub struct JobClass {
     pub calendar: Option<Calendar>,
 }
 
+/// Longest runtime a sampled job may have (ten years): heavy tails are cut there so
+/// clock arithmetic never overflows.
+pub const MAX_RUNTIME_HOURS: f64 = 24.0 * 3650.0;
+
 impl JobClass {
     /// The calendar the class's arrivals follow: its own, else its list's (`list`).
     pub fn calendar<'a>(&'a self, list: &'a Calendar) -> &'a Calendar {
         self.calendar.as_ref().unwrap_or(list)
+    }
+
+    /// Draws one job's run time (seconds), GPUs and walltime factor, in the order the
+    /// workload has always drawn them: a joint class its request and the share used
+    /// first; an independent one its run time first and its factor after the GPUs.
+    pub fn draw_size<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> (SimTime, u32, f64) {
+        use crate::units::hours_to_secs;
+        let (runtime, joint_factor) = match &self.timing {
+            Timing::Independent { runtime_hours, .. } => {
+                (hours_to_secs(runtime_hours.sample(rng).min(MAX_RUNTIME_HOURS), 1), None)
+            }
+            Timing::Joint(requests) => {
+                let (request_h, used) = requests.sample(rng);
+                let request = hours_to_secs(request_h, 1);
+                let runtime = ((request as f64 * used).round() as SimTime).clamp(1, request);
+                (runtime, Some(crate::job::exact_factor(request as i64, runtime)))
+            }
+        };
+        let gpus = self.gpus.sample(rng).round().max(1.0) as u32;
+        let walltime_factor = match (&self.timing, joint_factor) {
+            (_, Some(f)) => f,
+            (Timing::Independent { walltime_factor, .. }, None) => walltime_factor.sample(rng).clamp(1.0, 1000.0),
+            (Timing::Joint(_), None) => unreachable!("invariant: a joint class draws its factor with its run time"),
+        };
+        (runtime, gpus, walltime_factor)
     }
 }
 

@@ -540,7 +540,8 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
     }
     let vram_gb = node_groups.iter().map(|g| g.vram_gb).fold(vram_gb, f64::max);
     let capacity = capacity::capacity(c, clock, horizon, &node_groups)?;
-    let (maintenance, node_windows, time_limits) = recurring::apply(c, clock, horizon, &node_groups, maintenance)?;
+    let recurring::Recurring { maintenance, node_windows, time_limits, week } =
+        recurring::apply(c, clock, horizon, &node_groups, maintenance)?;
     let (accounts, group_account) = accounts(raw, capacity::patience)?;
     let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
     // The pool keeps one queue of other accounts' jobs and cannot take one out of it: a
@@ -649,6 +650,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         capacity,
         time_limits,
         node_windows,
+        week,
     })
 }
 

@@ -29,6 +29,7 @@ mod golden;
 mod interrupt;
 mod layers;
 mod monte_carlo;
+mod never_start_property;
 mod node_reservations;
 mod nodes;
 mod numbers;

@@ -8,7 +8,11 @@
 //! sends a job to the cloud.
 
 use super::*;
-use crate::scenario::feasibility::{Ask, CampusMisfit, campus_misfit, offer_could_take, offer_surely_takes};
+use crate::scenario::feasibility::{
+    Ask, CampusMisfit, WindowMisfit, campus_misfit, hours_words, offer_could_take, offer_surely_takes, window_misfit,
+};
+use crate::scenario::model::Timing;
+use crate::scenario::week::when;
 
 /// The largest job of a class: its GPUs and memory per GPU (tops of the supports).
 fn largest(c: &JobClass) -> (u32, f64) {
@@ -41,6 +45,34 @@ fn remedy(m: &CampusMisfit) -> &'static str {
     }
 }
 
+/// The key of a class's walltime requests.
+fn request_key(key: &str, c: &JobClass) -> String {
+    match c.timing {
+        Timing::Independent { .. } => format!("{key}.runtime_hours"),
+        Timing::Joint(_) => format!("{key}.requests"),
+    }
+}
+
+/// Why no job of a class can start, given the windows, and what would fit.
+fn windows_text(campus: &Campus, w: &WindowMisfit) -> String {
+    let by = campus.week.describe(w.longest.bound);
+    let what = if w.longest.request == 0 {
+        format!("no walltime request can ever start: {by} leaves no gap in the week")
+    } else {
+        format!(
+            "the longest walltime request that can ever start is {} (from {}), held there by {by}",
+            hours_words(w.longest.request),
+            when(w.longest.at)
+        )
+    };
+    format!(
+        "its jobs ask at least {} of walltime (runtime × walltime_factor, within the partition's max_walltime), \
+         and {what}; ask for at most that, or shorten or move the window (a job that cannot start would otherwise \
+         wait until the windows' expansion ends, 400 days past the horizon)",
+        hours_words(w.shortest_request)
+    )
+}
+
 /// Every background class can start on the campus: it has no other place, and a job
 /// that can never start would wait there for ever (and the run with it).
 pub(super) fn check_background(classes: &[JobClass], campus: &Campus) -> Result<()> {
@@ -56,6 +88,16 @@ pub(super) fn check_background(classes: &[JobClass], campus: &Campus) -> Result<
                     "class '{}' can never start on the campus (its only place): jobs of up to {gpus} GPUs, but {m}; {}",
                     c.name,
                     remedy(&m)
+                ),
+            );
+        }
+        if let Some(w) = window_misfit(campus, c, ask_of(c)).filter(|w| w.all) {
+            return bad(
+                request_key(&key, c),
+                format!(
+                    "class '{}' can never start on the campus (its only place): {}",
+                    c.name,
+                    windows_text(campus, &w)
                 ),
             );
         }
@@ -100,7 +142,13 @@ pub(super) fn check_group(
     for (ci, c) in classes.iter().enumerate() {
         let (gpus, vram) = largest(c);
         let on_campus = campus_misfit(campus, ask_of(c), gpus, vram);
-        let Some(misfit) = on_campus else { continue };
+        let windows = match on_campus {
+            None => window_misfit(campus, c, ask_of(c)).filter(|w| w.all),
+            Some(_) => None,
+        };
+        if on_campus.is_none() && windows.is_none() {
+            continue;
+        }
         let places = p.places();
         let sure = places.iter().any(|t| match t {
             Target::Campus => false,
@@ -109,6 +157,23 @@ pub(super) fn check_group(
         if sure {
             continue;
         }
+        if let Some(w) = windows {
+            let campus_only = if p.kind == PolicyKind::CampusOnly {
+                "campus-only never uses the cloud"
+            } else {
+                "no offer the policy may use is there for every job"
+            };
+            return bad(
+                request_key(&format!("workload.classes[{ci}]"), c),
+                format!(
+                    "class '{}' can never start under policy '{}' ({key}): {campus_only}, and on the campus {}",
+                    c.name,
+                    p.name,
+                    windows_text(campus, &w)
+                ),
+            );
+        }
+        let misfit = on_campus.expect("a misfit or windows, by the test above");
         let where_ = names(places.iter().map(|t| match t {
             Target::Campus => "campus",
             Target::Offer(o) => offers[*o].name.as_str(),

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::scenario::recurring::{self as rec, Days, LimitRule, NodeWindows, TimeLimits};
+use crate::scenario::week::{WeekPattern, WeekWindow};
 
 /// Days past the horizon over which recurring windows are expanded (as far as the
 /// maintenance and drain windows reach: jobs still run after the horizon).
@@ -24,15 +25,37 @@ fn start_time(key: &str, text: &str) -> Result<(Date, u32)> {
     Ok((d, t))
 }
 
+/// What [`apply`] makes of the recurring keys.
+pub(super) struct Recurring {
+    /// Whole-cluster maintenance with the whole-cluster reservations added.
+    pub maintenance: Windows,
+    /// The windows of the reservations of some nodes, per node.
+    pub node_windows: NodeWindows,
+    /// The time-of-day limits on the clock.
+    pub time_limits: TimeLimits,
+    /// Reservations and limits as one week (what can ever start).
+    pub week: WeekPattern,
+}
+
+/// The week's occurrences of a reservation recurring `on` those days at `second` local
+/// time for `len` seconds.
+fn week_windows(on: Days, second: u32, len: SimTime, reservation: usize) -> Vec<WeekWindow> {
+    (0..7)
+        .filter(|&d| on.has(d))
+        .map(|d| WeekWindow { start: d as SimTime * DAY + SimTime::from(second), len, reservation })
+        .collect()
+}
+
 /// Whole-cluster maintenance with the whole-cluster reservations added, the windows of the
-/// reservations of some nodes per node, and the time-of-day limits.
+/// reservations of some nodes per node, the time-of-day limits, and all of them as a week.
 pub(super) fn apply(
     c: &RawCampus,
     clock: Clock,
     horizon: SimTime,
     groups: &[NodeGroup],
     maintenance: Windows,
-) -> Result<(Windows, NodeWindows, TimeLimits)> {
+) -> Result<Recurring> {
+    let mut week = WeekPattern::default();
     // Local wall time is the clock's own: clock 0 is `clock.seconds_of` = 0.
     let zero = clock.start.to_days() * 86_400 - clock.warmup as i64;
     let to_clock = |local: i64| local - zero;
@@ -75,16 +98,20 @@ pub(super) fn apply(
                 ),
             );
         }
-        let windows = rec::occurrences(
-            on,
-            day.to_days(),
-            (last_day - day.to_days()).max(0),
-            second,
-            (minutes * 60.0).round() as SimTime,
-            to_clock,
-        );
+        let len = (minutes * 60.0).round() as SimTime;
+        let windows = rec::occurrences(on, day.to_days(), (last_day - day.to_days()).max(0), second, len, to_clock);
+        let in_week = week_windows(on, second, len, i);
+        week.reservation_names.push(format!(
+            "{k}{} ({} from {} for {minutes} min)",
+            r.name.as_deref().map(|n| format!(" '{n}'")).unwrap_or_default(),
+            r.flags.trim().to_ascii_uppercase(),
+            r.start_time.trim()
+        ));
         match (r.nodes, &r.node_group) {
-            (None, None) => whole.extend(windows),
+            (None, None) => {
+                whole.extend(windows);
+                week.whole.extend(in_week);
+            }
             (n, group) => {
                 if c.placement == Placement::Pool {
                     return bad(
@@ -102,6 +129,11 @@ pub(super) fn apply(
                     );
                 }
                 per_node.extend((first..first + n).map(|node| (node, windows.clone())));
+                let nodes: u32 = groups.iter().map(|g| g.nodes).sum();
+                week.per_node.resize(nodes as usize, Vec::new());
+                for node in first..first + n {
+                    week.per_node[node as usize].extend(in_week.iter().copied());
+                }
             }
         }
     }
@@ -156,8 +188,16 @@ pub(super) fn apply(
             Some(hours_to_secs(h, 1))
         };
         rules.push(LimitRule { days, second_of_day: second, max, end_in_window: t.end_in_window });
+        week.rule_names.push(format!(
+            "{k} ({} from {}: {}{})",
+            t.days.join(", "),
+            t.start.trim(),
+            max.map_or("no MaxTime".into(), |m| format!("MaxTime {} h", crate::units::secs_to_hours(m))),
+            if t.end_in_window { ", jobs end in the window" } else { "" }
+        ));
     }
     let first_day = clock.start.to_days() - (clock.warmup / DAY) as i64 - 1;
     let time_limits = TimeLimits::expand(&rules, first_day, last_day - first_day + 1, to_clock);
-    Ok((maintenance, node_windows, time_limits))
+    week.rules = rules;
+    Ok(Recurring { maintenance, node_windows, time_limits, week })
 }
