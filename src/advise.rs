@@ -129,6 +129,12 @@ pub enum AdviceWarning {
         /// How far ahead, seconds.
         ahead_s: i64,
     },
+    /// A job of the snapshot that reading found doubtful (far past its time limit,
+    /// started or submitted after the snapshot): the message names the file and line.
+    Job {
+        /// What is doubtful, where, and how the job is simulated.
+        message: String,
+    },
     /// Jobs of the snapshot not simulated: another partition, no GPUs, larger than the partition.
     LeftOut {
         /// How many.
@@ -150,6 +156,7 @@ impl std::fmt::Display for AdviceWarning {
         match self {
             AdviceWarning::Stale { age_s } => write!(f, "{}", SnapshotWarning::Stale { age_s: *age_s }),
             AdviceWarning::FromFuture { ahead_s } => write!(f, "{}", SnapshotWarning::FromFuture { ahead_s: *ahead_s }),
+            AdviceWarning::Job { message } => write!(f, "{message}"),
             AdviceWarning::LeftOut { jobs } => write!(
                 f,
                 "{jobs} jobs of the snapshot are left out (another partition, no GPUs, or larger than the partition)"
@@ -176,7 +183,8 @@ pub struct CampusSummary {
     pub pending: usize,
     /// Of those, how many queue ahead of the job.
     pub ahead: usize,
-    /// Jobs of the snapshot left out (other partitions, no GPUs, too large).
+    /// Jobs of the snapshot left out (other partitions, no GPUs, too large, running on
+    /// nodes that take no new job).
     pub left_out: usize,
 }
 
@@ -305,6 +313,7 @@ pub fn advise(
         .map(|w| match w {
             SnapshotWarning::Stale { age_s } => AdviceWarning::Stale { age_s },
             SnapshotWarning::FromFuture { ahead_s } => AdviceWarning::FromFuture { ahead_s },
+            job => AdviceWarning::Job { message: job.to_string() },
         })
         .collect();
     let (running, pending, ahead) = fwd.counts();

@@ -9,7 +9,10 @@
 //! after t0:              new arrivals of the scenario's background classes
 //! ```
 //!
-//! The campus is the snapshot's usable nodes of the probe's partition. Queue order is
+//! The campus is the snapshot's usable nodes of the probe's partition: a drained,
+//! draining, down or not-responding node takes no new job, and a running job whose nodes
+//! (JSON's node list) are all such nodes holds none of the campus's GPUs, so it is left
+//! out (the text format has no node list: its jobs all count). Queue order is
 //! first come, first served on the forward clock, so the snapshot's jobs keep Slurm's
 //! order (its priorities frozen as they were) and new arrivals queue behind them; backfill
 //! and node placement are the engine's (`crate::cluster`). The scenario brings what the
@@ -97,9 +100,16 @@ impl Forward {
         let part = probe.partition.as_str();
         let in_part = |p: &str| p.split(',').any(|x| x.trim() == part);
         let mut by_size: std::collections::BTreeMap<u32, u32> = std::collections::BTreeMap::new();
-        for n in snapshot.nodes.iter().filter(|n| n.usable() && n.gpus > 0 && n.partitions.iter().any(|p| p == part)) {
+        let usable: std::collections::HashSet<&str> = snapshot
+            .nodes
+            .iter()
+            .filter(|n| n.usable() && n.gpus > 0 && n.partitions.iter().any(|p| p == part))
+            .map(|n| n.name.as_str())
+            .collect();
+        for n in snapshot.nodes.iter().filter(|n| usable.contains(n.name.as_str())) {
             *by_size.entry(n.gpus).or_default() += 1;
         }
+        let node_count: u32 = by_size.values().sum();
         let total: u32 = by_size.iter().map(|(g, c)| g * c).sum();
         let largest = by_size.keys().max().copied().unwrap_or(0);
         if total == 0 {
@@ -109,7 +119,7 @@ impl Forward {
         // A snapshot job as the forward campus runs it; `None` leaves it out (another
         // partition, no GPUs, larger than the partition).
         let seed_of = |partition: &str, gpus: u32, nodes: u32, elapsed: i64, limit: Option<i64>| -> Option<Seed> {
-            if !in_part(partition) || gpus == 0 || gpus > total {
+            if !in_part(partition) || gpus == 0 || gpus > total || nodes > node_count {
                 return None;
             }
             let per_node = gpus.div_ceil(nodes.max(1));
@@ -126,6 +136,9 @@ impl Forward {
         let running: Vec<Seed> = snapshot
             .running
             .iter()
+            // A job known to run only on nodes that take no new job holds none of the
+            // campus's GPUs; it ends there whenever it ends.
+            .filter(|j| j.hosts.is_empty() || j.hosts.iter().any(|h| usable.contains(h.as_str())))
             .filter_map(|j| seed_of(&j.partition, j.gpus, j.nodes, j.elapsed, j.limit))
             .collect();
         let mut queued: Vec<(&crate::trace::snapshot::PendingJob, Seed)> = snapshot

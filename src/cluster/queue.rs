@@ -1,6 +1,8 @@
 //! The waiting jobs of the node cluster in queue order, and the walk of a scheduling pass
 //! over them.
 
+use std::collections::VecDeque;
+
 use super::placement::Shape;
 use super::request::{QueuedJob, Request};
 use crate::units::SimTime;
@@ -74,14 +76,16 @@ impl Ord for Key {
 /// orders by priority, then submission.
 #[derive(Debug, Default)]
 pub(super) struct Queue {
-    /// Per account: its waiting jobs in queue order.
-    pub(super) accounts: Vec<Vec<Waiting>>,
+    /// Per account: its waiting jobs in queue order. A deque, because jobs mostly start
+    /// from the front: removing the head of a `Vec` moved every job behind it, which made
+    /// a queue of 10^5 jobs cost the square of its length (advise on a long snapshot).
+    pub(super) accounts: Vec<VecDeque<Waiting>>,
     len: usize,
 }
 
 impl Queue {
     pub(super) fn new(accounts: usize) -> Queue {
-        Queue { accounts: vec![Vec::new(); accounts], len: 0 }
+        Queue { accounts: vec![VecDeque::new(); accounts], len: 0 }
     }
     pub(super) fn len(&self) -> usize {
         self.len
@@ -100,12 +104,13 @@ impl Queue {
         let v = &mut self.accounts[usize::from(account)];
         let i = v.iter().position(|w| w.q.job == job)?;
         self.len -= 1;
-        Some(v.remove(i))
+        v.remove(i)
     }
     /// Removes the job at position `i` of an account's list.
     pub(super) fn remove_at(&mut self, account: usize, i: usize) -> Waiting {
+        let w = self.accounts[account].remove(i).expect("invariant: a walk's cursor points at a waiting job");
         self.len -= 1;
-        self.accounts[account].remove(i)
+        w
     }
     /// Removes a job of any account.
     pub(super) fn remove(&mut self, job: u32) -> Option<Waiting> {
@@ -122,7 +127,7 @@ impl Queue {
             for w in v.iter_mut() {
                 w.priority = priority(w);
             }
-            v.sort_by_key(Waiting::key);
+            v.make_contiguous().sort_by_key(Waiting::key);
         }
     }
 }

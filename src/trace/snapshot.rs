@@ -9,20 +9,24 @@
 //! sinfo file  ─┤  JSON (`sinfo --json`, both layouts)    json.rs
 //!              └  text (`sinfo -h -N -o NODE_FORMAT`)    plain.rs
 //!   ─ read_files ─▶ Snapshot { taken_at, nodes, running, pending }
-//!   Snapshot::warnings(now)        older than 15 minutes, or from the future
+//!   Snapshot::warnings(now)        older than 15 minutes, or from the future; jobs far
+//!                                  past their limit or started after the snapshot
 //!   Snapshot::check_request(job)   partition and account known, the job fits on the nodes
 //! ```
 //!
 //! A file's format is told by its first non-blank character (`{` is JSON). Unlike the
 //! log readers, a snapshot is read whole or refused: one unreadable job would change
 //! every start behind it, so [`SnapshotError`] names the file, the line (text) or the
-//! JSON path (or line and column for broken JSON), the field and what is allowed.
+//! JSON path (or line and column for broken JSON), the field and what is allowed. So are
+//! a job id listed twice (two squeue outputs joined), running jobs holding more GPUs than
+//! their partition has, and numbers out of range (a node count of 2³² + 2 is not 2).
 //!
 //! Times are whole seconds on the snapshot's clock: Unix time for JSON and for text
 //! taken with `SLURM_TIME_FORMAT=%s` (the documented commands), or local time when the
 //! text has calendar timestamps (then its `# taken_at` line must be local time too).
 
 mod gres;
+mod hostlist;
 mod json;
 mod plain;
 
@@ -41,6 +45,21 @@ pub const NODE_FORMAT: &str = "%N|%T|%c|%G|%P";
 /// A snapshot older than this (seconds) relative to "now" gets [`SnapshotWarning::Stale`].
 pub const STALE_AFTER_S: i64 = 15 * 60;
 
+/// A running job more than this (seconds) past its time limit gets
+/// [`SnapshotWarning::OverLimit`]. Slurm ends a job at its limit plus `OverTimeLimit`
+/// (default 0) and `KillWait` (default 30 s); one still running long after is a sign of a
+/// stale or misread file. The same quarter hour as [`STALE_AFTER_S`]: a snapshot that old
+/// is stale too.
+pub const OVER_LIMIT_AFTER_S: i64 = STALE_AFTER_S;
+
+/// A time more than this (seconds) after the snapshot's gets a warning: the clock
+/// tolerance of [`SnapshotWarning::FromFuture`].
+pub const CLOCK_SLACK_S: i64 = 60;
+
+/// The latest Unix time read (9999-12-31T23:59:59 UTC); a later one is refused as out of
+/// range rather than wrapped.
+pub const LATEST_TIME: i64 = 253_402_300_799;
+
 /// What the campus looked like when the snapshot was taken.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
@@ -55,6 +74,9 @@ pub struct Snapshot {
     /// Jobs in other states (suspended, held by the admin as `REQUEUE_HOLD`, finished
     /// jobs that `squeue` still lists), counted and left out.
     pub other_states: usize,
+    /// What reading found doubtful but usable (a job far past its limit, a start after
+    /// the snapshot), each naming its file and line or JSON path.
+    pub notes: Vec<SnapshotWarning>,
 }
 
 /// One node as `sinfo` lists it.
@@ -63,7 +85,8 @@ pub struct Node {
     /// Node name.
     pub name: String,
     /// Slurm's state words, lower case and joined by `+` (`idle`, `mixed`,
-    /// `allocated+drain`, `down*`).
+    /// `allocated+drain`, `down*`); Slurm 22.05's JSON `state_flags` are joined on too
+    /// (`idle+drain`, `mixed+not_responding`).
     pub state: String,
     /// CPUs.
     pub cpus: u32,
@@ -74,15 +97,23 @@ pub struct Node {
 }
 
 impl Node {
-    /// Whether the node can take jobs now: not down, drained, draining, failed, in
-    /// maintenance, powered down or not responding (`*`).
+    /// Whether the node can take new jobs now: not down, drained, draining, failed, in
+    /// maintenance, powered down or not responding (`*`, or 22.05's `NOT_RESPONDING` flag).
     pub fn usable(&self) -> bool {
         let s = &self.state;
         !(s.contains('*')
-            || ["down", "drain", "fail", "maint", "power", "reboot", "future", "unknown", "inval"]
+            || ["down", "drain", "fail", "maint", "power", "reboot", "future", "unknown", "inval", "not_responding"]
                 .iter()
                 .any(|w| s.contains(w))
             || s.ends_with('~'))
+    }
+
+    /// Whether the node still runs jobs although it takes no new one: draining (drain on
+    /// an allocated, mixed or completing node) or failing. Its jobs hold its GPUs, not
+    /// those of the usable nodes.
+    pub fn runs_jobs(&self) -> bool {
+        let s = &self.state;
+        self.usable() || ["alloc", "mix", "completing", "draining", "failing"].iter().any(|w| s.contains(w))
     }
 }
 
@@ -105,6 +136,9 @@ pub struct RunningJob {
     pub elapsed: i64,
     /// Its time limit in seconds; `None` for `UNLIMITED`.
     pub limit: Option<i64>,
+    /// The nodes it runs on, when the file says (JSON's `nodes`, `g[1-2]` expanded);
+    /// empty for the text format, which has no node list.
+    pub hosts: Vec<String>,
 }
 
 /// A job waiting when the snapshot was taken.
@@ -203,6 +237,25 @@ pub enum SnapshotError {
         /// The squeue file.
         file: String,
     },
+    /// A job id listed twice: two squeue outputs joined, or a file written twice.
+    #[error(
+        "{file}: {second}: job {id} is listed again (first at {first}): are two squeue outputs joined in one file? \
+         take the snapshot again with one squeue command"
+    )]
+    DuplicateJob {
+        /// File name.
+        file: String,
+        /// The job id.
+        id: String,
+        /// Where it is first (`line 3`, `jobs[2] (job 17)`).
+        first: String,
+        /// Where it is again.
+        second: String,
+    },
+    /// Running jobs of a partition hold more GPUs than the sinfo file gives it (boxed: the
+    /// details would make every `Result` of the readers large).
+    #[error("{0}")]
+    OverCapacity(Box<OverCapacity>),
     /// The file is UTF-16 text.
     #[error("{file} is {encoding} text; convert it first, e.g. `iconv -f UTF-16 -t UTF-8 {file} > {file}.utf8`")]
     Utf16 {
@@ -211,6 +264,32 @@ pub enum SnapshotError {
         /// Which UTF-16.
         encoding: &'static str,
     },
+}
+
+/// Running jobs of a partition holding more GPUs than its nodes have.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{file}: {at}: the running jobs of partition '{partition}' hold {held} GPUs up to this job ({field}), more \
+     than the {total} GPUs of its {nodes} nodes in {sinfo}: are the squeue and sinfo files of the same cluster \
+     and moment, and is the GPU count read right?"
+)]
+pub struct OverCapacity {
+    /// The squeue file.
+    pub file: String,
+    /// Where the job that goes over is (`line 4`, `jobs[3] (job 17)`).
+    pub at: String,
+    /// The field its GPUs were read from.
+    pub field: String,
+    /// The partition.
+    pub partition: String,
+    /// GPUs held by its running jobs up to and with this one.
+    pub held: u64,
+    /// GPUs of the partition's nodes (whatever their state).
+    pub total: u64,
+    /// Its nodes.
+    pub nodes: usize,
+    /// The sinfo file.
+    pub sinfo: String,
 }
 
 /// Something about a snapshot that does not stop it being used.
@@ -224,6 +303,31 @@ pub enum SnapshotWarning {
     /// Taken more than a minute after "now" (clocks disagree, or local and Unix time mixed).
     FromFuture {
         /// Seconds the snapshot is ahead of now.
+        ahead_s: i64,
+    },
+    /// A running job more than [`OVER_LIMIT_AFTER_S`] past its time limit.
+    OverLimit {
+        /// The squeue file.
+        file: String,
+        /// Its line or JSON path.
+        at: String,
+        /// The job id.
+        job: String,
+        /// Seconds past the limit.
+        over_s: i64,
+    },
+    /// A job whose start (running) or submission (pending) lies more than
+    /// [`CLOCK_SLACK_S`] after the snapshot's time.
+    AfterSnapshot {
+        /// The squeue file.
+        file: String,
+        /// Its line or JSON path.
+        at: String,
+        /// The job id.
+        job: String,
+        /// The field (`start_time`, `%V submit time`).
+        field: String,
+        /// Seconds after the snapshot.
         ahead_s: i64,
     },
 }
@@ -242,7 +346,31 @@ impl fmt::Display for SnapshotWarning {
                 "the snapshot is {ahead_s} s ahead of now: check the clocks, and that its times and now are both Unix \
                  time (or both local time)"
             ),
+            SnapshotWarning::OverLimit { file, at, job, over_s } => write!(
+                f,
+                "{file}: {at}: job {job} has run {} past its time limit, which Slurm does not allow (it ends a job at \
+                 its limit plus OverTimeLimit and KillWait): the file is stale or its times misread; the job is \
+                 simulated as ending now",
+                span(*over_s)
+            ),
+            SnapshotWarning::AfterSnapshot { file, at, job, field, ahead_s } => write!(
+                f,
+                "{file}: {at}: job {job}'s {field} lies {} after the snapshot was taken: check taken_at and the \
+                 clocks (Unix against local time?); the job is simulated as {}",
+                span(*ahead_s),
+                if field.contains("start") { "just started" } else { "submitted now" }
+            ),
         }
+    }
+}
+
+/// A span of seconds for a message: `45 s`, `12 min`, `18 h`, `3.5 days`.
+fn span(s: i64) -> String {
+    match s {
+        ..120 => format!("{s} s"),
+        120..7200 => format!("{} min", s / 60),
+        7200..172_800 => format!("{} h", s / 3600),
+        _ => format!("{:.1} days", s as f64 / 86_400.0),
     }
 }
 
@@ -302,16 +430,19 @@ pub enum RequestError {
 }
 
 impl Snapshot {
-    /// The warnings for using this snapshot at `now` (same clock as [`Snapshot::taken_at`]).
+    /// The warnings for using this snapshot at `now` (same clock as [`Snapshot::taken_at`]):
+    /// its age, then the [`Snapshot::notes`] of reading.
     pub fn warnings(&self, now: i64) -> Vec<SnapshotWarning> {
-        let age = now - self.taken_at;
-        if age > STALE_AFTER_S {
+        let age = now.saturating_sub(self.taken_at);
+        let mut w = if age > STALE_AFTER_S {
             vec![SnapshotWarning::Stale { age_s: age }]
-        } else if age < -60 {
+        } else if age < -CLOCK_SLACK_S {
             vec![SnapshotWarning::FromFuture { ahead_s: -age }]
         } else {
             Vec::new()
-        }
+        };
+        w.extend(self.notes.iter().cloned());
+        w
     }
 
     /// The partitions the nodes belong to, sorted.
@@ -431,7 +562,11 @@ struct Queue {
     taken_at: Option<i64>,
     running: Vec<Running>,
     pending: Vec<PendingJob>,
+    /// Where each pending job is (line or JSON path), in the order of `pending`.
+    pending_at: Vec<String>,
     other_states: usize,
+    /// Job id → where it was read, to refuse one listed twice.
+    seen: std::collections::HashMap<String, String>,
 }
 
 /// A running job whose elapsed time may still have to come from its start (JSON).
@@ -440,7 +575,28 @@ struct Running {
     job: RunningJob,
     start: Option<i64>,
     elapsed: Option<i64>,
+    /// Its line or JSON path.
     at: String,
+    /// The field its GPUs were read from (for messages).
+    gpu_field: &'static str,
+}
+
+impl Queue {
+    /// Refuses a job id seen before in this file, naming both places.
+    fn once(&mut self, file: &str, id: &str, at: &str) -> Result<(), SnapshotError> {
+        match self.seen.entry(id.to_string()) {
+            std::collections::hash_map::Entry::Occupied(first) => Err(SnapshotError::DuplicateJob {
+                file: file.to_string(),
+                id: id.to_string(),
+                first: first.get().clone(),
+                second: at.to_string(),
+            }),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(at.to_string());
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Reads a snapshot from its squeue file and its sinfo file, each JSON or text.
@@ -470,8 +626,21 @@ pub fn read_bytes(
     let q = if is_json(&qtext) { json::queue(&qtext, qfile)? } else { plain::queue(&qtext, qfile)? };
     let nodes = if is_json(&ntext) { json::nodes(&ntext, nfile)? } else { plain::nodes(&ntext, nfile)? };
     let taken_at = taken_at.or(q.taken_at).ok_or_else(|| SnapshotError::NoTime { file: qfile.to_string() })?;
+    check_capacity(&q.running, &nodes, qfile, nfile)?;
+    let mut notes = Vec::new();
     let mut running = Vec::with_capacity(q.running.len());
     for r in q.running {
+        if let Some(s) = r.start
+            && s - taken_at > CLOCK_SLACK_S
+        {
+            notes.push(SnapshotWarning::AfterSnapshot {
+                file: qfile.to_string(),
+                at: r.at.clone(),
+                job: r.job.id.clone(),
+                field: if r.elapsed.is_some() { "%S start time" } else { "start_time" }.to_string(),
+                ahead_s: s - taken_at,
+            });
+        }
         let elapsed = match (r.elapsed, r.start) {
             (Some(e), _) => e,
             (None, Some(s)) => (taken_at - s).max(0),
@@ -485,9 +654,65 @@ pub fn read_bytes(
                 });
             }
         };
+        if let Some(limit) = r.job.limit
+            && elapsed - limit > OVER_LIMIT_AFTER_S
+        {
+            notes.push(SnapshotWarning::OverLimit {
+                file: qfile.to_string(),
+                at: r.at.clone(),
+                job: r.job.id.clone(),
+                over_s: elapsed - limit,
+            });
+        }
         running.push(RunningJob { elapsed, ..r.job });
     }
-    Ok(Snapshot { taken_at, nodes, running, pending: q.pending, other_states: q.other_states })
+    for (j, at) in q.pending.iter().zip(&q.pending_at) {
+        if j.submit - taken_at > CLOCK_SLACK_S {
+            notes.push(SnapshotWarning::AfterSnapshot {
+                file: qfile.to_string(),
+                at: at.clone(),
+                job: j.id.clone(),
+                field: if at.starts_with("line") { "%V submit time" } else { "submit_time" }.to_string(),
+                ahead_s: j.submit - taken_at,
+            });
+        }
+    }
+    Ok(Snapshot { taken_at, nodes, running, pending: q.pending, other_states: q.other_states, notes })
+}
+
+/// Refuses running jobs that hold more GPUs than their partition's nodes have (whatever
+/// the nodes' state: a drained node's jobs still hold its GPUs), naming the job at which
+/// the partition's total is passed. A partition without nodes in the sinfo file (hidden
+/// from `sinfo`) is not checked; its jobs are left out of the advice anyway.
+fn check_capacity(running: &[Running], nodes: &[Node], qfile: &str, nfile: &str) -> Result<(), SnapshotError> {
+    let mut capacity: std::collections::HashMap<&str, (u64, usize)> = std::collections::HashMap::new();
+    for n in nodes {
+        for p in &n.partitions {
+            let c = capacity.entry(p.as_str()).or_default();
+            c.0 += u64::from(n.gpus);
+            c.1 += 1;
+        }
+    }
+    let mut held: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    for r in running {
+        let p = r.job.partition.as_str();
+        let Some(&(total, count)) = capacity.get(p) else { continue };
+        let h = held.entry(p).or_default();
+        *h += u64::from(r.job.gpus);
+        if *h > total {
+            return Err(SnapshotError::OverCapacity(Box::new(OverCapacity {
+                file: qfile.to_string(),
+                at: r.at.clone(),
+                field: r.gpu_field.to_string(),
+                partition: p.to_string(),
+                held: *h,
+                total,
+                nodes: count,
+                sinfo: nfile.to_string(),
+            })));
+        }
+    }
+    Ok(())
 }
 
 /// The file's text (a UTF-8 byte-order mark removed; other bad bytes replaced).
@@ -577,6 +802,7 @@ mod tests {
                 estimated_start: None,
             }],
             other_states: 0,
+            notes: Vec::new(),
         }
     }
 

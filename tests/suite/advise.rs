@@ -90,7 +90,11 @@ fn text_formats_read_the_same_jobs_as_json() {
     let text = read("squeue.txt", "sinfo.txt", None).unwrap();
     let json = read("squeue-22.05.json", "sinfo-22.05.json", Some(TAKEN)).unwrap();
     assert_eq!(text.taken_at, TAKEN, "from the # taken_at line");
-    assert_eq!(text.running[..2], json.running[..]);
+    // JSON names each running job's nodes (`g[1-2]`); the text format has no node list.
+    assert_eq!(json.running[0].hosts, ["g1", "g2"]);
+    let mut json_running = json.running.clone();
+    json_running.iter_mut().for_each(|j| j.hosts.clear());
+    assert_eq!(text.running[..2], json_running[..]);
     assert_eq!(text.pending[0], json.pending[0]);
     let completing = &text.running[2];
     assert_eq!((completing.id.as_str(), completing.gpus, completing.elapsed), ("1006", 1, 1799));
@@ -328,4 +332,147 @@ fn every_truncation_of_every_fixture_is_read_or_refused_never_a_panic() {
             }
         }
     }
+}
+
+// Snapshots as Slurm writes them (issue 44, item 4): each defect found by trying the
+// reader as a careful user would, refused or warned with the file, the line and the field.
+
+#[test]
+fn slurm_22_05_state_flags_make_drained_and_not_responding_nodes_unusable() {
+    // 22.05 writes the base state in `state` and the flags apart (Slurm's
+    // node_state_flag_string_single): an idle node with DRAIN is drained, an allocated
+    // one draining; neither takes a new job, and a not-responding node neither.
+    let with_flags = |node: &str, state: &str, flags: &str| {
+        let text = fixture("sinfo-22.05.json");
+        let from = format!("{{\"name\": \"{node}\", \"state\": \"");
+        let at = text.find(&from).unwrap();
+        let line_end = at + text[at..].find('\n').unwrap();
+        let old = &text[at..line_end];
+        let old_state = old.split("\"state\": \"").nth(1).unwrap().split('"').next().unwrap();
+        let new = old
+            .replace(&format!("\"state\": \"{old_state}\""), &format!("\"state\": \"{state}\""))
+            .replace("\"state_flags\": []", &format!("\"state_flags\": [{flags}]"));
+        let edited = text.replace(old, &new);
+        read_bytes(("q", fixture("squeue.txt").as_bytes()), ("n.json", edited.as_bytes()), None).unwrap()
+    };
+    let s = with_flags("g3", "idle", "\"DRAIN\"");
+    assert_eq!(s.nodes[2].state, "idle+drain");
+    assert!(!s.nodes[2].usable() && !s.nodes[2].runs_jobs(), "drained: no jobs at all");
+    let s = with_flags("g2", "allocated", "\"DRAIN\"");
+    assert!(!s.nodes[1].usable() && s.nodes[1].runs_jobs(), "draining: runs its jobs, takes no new one");
+    let s = with_flags("g1", "mixed", "\"NOT_RESPONDING\"");
+    assert_eq!(s.nodes[0].state, "mixed+not_responding");
+    assert!(!s.nodes[0].usable());
+    let s = with_flags("g1", "idle", "\"MAINTENANCE\", \"RESERVED\"");
+    assert!(!s.nodes[0].usable());
+    let s = with_flags("g1", "idle", "");
+    assert!(s.nodes[0].usable(), "no flags: the base state decides");
+}
+
+#[test]
+fn running_jobs_holding_more_gpus_than_their_partition_are_refused() {
+    // Partition gpu has g1–g3, 12 GPUs; job 1001 on line 2 holds 8 of them. 64 GPUs
+    // (8 nodes × 8) cannot be running there: another cluster's files, or a misread count.
+    let text = fixture("squeue.txt").replace("|2|gres:gpu:4\n", "|8|gres:gpu:8\n");
+    let e = err(queue_text(&text));
+    assert_eq!(
+        e,
+        "q: line 2: the running jobs of partition 'gpu' hold 64 GPUs up to this job (%b GRES per node × %D nodes), \
+         more than the 12 GPUs of its 3 nodes in n: are the squeue and sinfo files of the same cluster and moment, \
+         and is the GPU count read right?"
+    );
+    // The sum counts: 8 + 1 + 4 (the completing job made 4 GPUs) passes 12 at line 4.
+    let text = fixture("squeue.txt").replace("|1|gpu:a100:1\n", "|1|gpu:a100:4\n");
+    let e = err(queue_text(&text));
+    assert!(e.starts_with("q: line 4: the running jobs of partition 'gpu' hold 13 GPUs"), "{e}");
+    // JSON: the path of the job and the TRES field.
+    let json = fixture("squeue-22.05.json").replace("node=2,billing=64,gres/gpu=8", "node=2,billing=64,gres/gpu=64");
+    let e = err(read_bytes(("q.json", json.as_bytes()), ("n", fixture("sinfo.txt").as_bytes()), Some(TAKEN)));
+    assert!(e.starts_with("q.json: jobs[0] (job 1001): the running jobs of partition 'gpu' hold 64 GPUs"), "{e}");
+    assert!(e.contains("(tres_alloc_str)"), "{e}");
+    // Exactly full is fine.
+    let full = fixture("squeue.txt").replace("|1|gpu:a100:1\n", "|1|gpu:a100:3\n");
+    assert!(queue_text(&full).is_ok());
+}
+
+#[test]
+fn a_job_id_listed_twice_is_refused_naming_both_places() {
+    // Two squeue outputs joined: every job counted twice would double the wait.
+    let text = fixture("squeue.txt");
+    let joined = format!("{text}{}", text.lines().skip(1).collect::<Vec<_>>().join("\n"));
+    let e = err(queue_text(&joined));
+    assert_eq!(
+        e,
+        "q: line 8: job 1001 is listed again (first at line 2): are two squeue outputs joined in one file? take the \
+         snapshot again with one squeue command"
+    );
+    // A pending job listed twice, too (the running ones differ).
+    let text = fixture("squeue.txt").replace("1004|PENDING", "1003|PENDING");
+    assert!(err(queue_text(&text)).starts_with("q: line 6: job 1003 is listed again (first at line 5)"));
+    let json = fixture("squeue-22.05.json").replace("\"job_id\": 1004,", "\"job_id\": 1003,");
+    let e = err(read_bytes(("q.json", json.as_bytes()), ("n", fixture("sinfo.txt").as_bytes()), Some(TAKEN)));
+    assert!(e.starts_with("q.json: jobs[3] (job 1003): job 1003 is listed again (first at jobs[2] (job 1003))"), "{e}");
+}
+
+#[test]
+fn numbers_out_of_range_are_refused_not_wrapped() {
+    // 4294967298 = 2^32 + 2 was read as 2 nodes.
+    let text = fixture("squeue.txt").replace("|2:00:00|2|gres:gpu:4", "|2:00:00|4294967298|gres:gpu:4");
+    let e = err(queue_text(&text));
+    assert_eq!(
+        e,
+        "q: line 2: %D node count '4294967298' is not readable; allowed: a whole number from 0 to 4294967295"
+    );
+    let json = fixture("squeue-22.05.json").replacen("\"node_count\": 2,", "\"node_count\": 4294967298,", 1);
+    let e = err(read_bytes(("q.json", json.as_bytes()), ("n", fixture("sinfo.txt").as_bytes()), Some(TAKEN)));
+    assert_eq!(
+        e,
+        "q.json: jobs[0] (job 1001): node_count '4294967298' is not readable; allowed: a whole number from 0 to \
+         4294967295"
+    );
+    // GPUs per node × nodes past 32 bits, a time limit past 32 bits of minutes, CPUs, times.
+    let text = fixture("squeue.txt").replace("|0:00|1|gres:gpu:a100:4", "|0:00|2147483648|gres:gpu:a100:4");
+    assert!(err(queue_text(&text)).starts_with("q: line 5: %b GRES per node 'gres:gpu:a100:4'"));
+    let json = fixture("squeue-22.05.json").replacen("\"time_limit\": 2880,", "\"time_limit\": 1e19,", 1);
+    let e = err(read_bytes(("q.json", json.as_bytes()), ("n", fixture("sinfo.txt").as_bytes()), Some(TAKEN)));
+    assert!(e.starts_with("q.json: jobs[0] (job 1001): time_limit"), "{e}");
+    assert!(err(nodes_text("g1|idle|4294967296|gpu:4|gpu\n")).starts_with("n: line 1: %c CPUs '4294967296'"));
+    let text = fixture("squeue.txt").replace("4300|1764685000|", "4300|99999999999999|");
+    assert!(err(queue_text(&text)).starts_with("q: line 5: %V submit time '99999999999999' is not readable"));
+    // Slurm's own sentinels for "no limit" are no limit.
+    let json = fixture("squeue-22.05.json").replacen("\"time_limit\": 2880,", "\"time_limit\": 4294967295,", 1);
+    let s = read_bytes(("q.json", json.as_bytes()), ("n", fixture("sinfo.txt").as_bytes()), Some(TAKEN)).unwrap();
+    assert_eq!(s.running[0].limit, None);
+}
+
+#[test]
+fn a_job_far_past_its_limit_or_started_after_the_snapshot_is_warned_about() {
+    let clean = queue_text(&fixture("squeue.txt")).unwrap();
+    assert!(clean.notes.is_empty() && clean.warnings(TAKEN).is_empty());
+    // Job 1002 (line 3): a 4 h limit, run for 22 h.
+    let text = fixture("squeue.txt").replace("|4:00:00|1:00:00|1|gres/gpu:1", "|4:00:00|22:00:00|1|gres/gpu:1");
+    let s = queue_text(&text).unwrap();
+    assert_eq!(
+        s.notes,
+        vec![SnapshotWarning::OverLimit {
+            file: "q".into(),
+            at: "line 3".into(),
+            job: "1002".into(),
+            over_s: 18 * 3600
+        }]
+    );
+    let w = s.warnings(TAKEN)[0].to_string();
+    assert!(w.starts_with("q: line 3: job 1002 has run 18 h past its time limit"), "{w}");
+    // Within the quarter hour Slurm may take to end it: no warning.
+    let text = fixture("squeue.txt").replace("|4:00:00|1:00:00|1|gres/gpu:1", "|4:00:00|4:10:00|1|gres/gpu:1");
+    assert!(queue_text(&text).unwrap().notes.is_empty());
+    // A start two hours after the snapshot (JSON), a submission an hour after (text).
+    let json = fixture("squeue-22.05.json").replacen("\"start_time\": 1764684000,", "\"start_time\": 1764694800,", 1);
+    let s = read_bytes(("q.json", json.as_bytes()), ("n", fixture("sinfo.txt").as_bytes()), Some(TAKEN)).unwrap();
+    let w: Vec<String> = s.warnings(TAKEN).iter().map(ToString::to_string).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("q.json: jobs[1] (job 1002): job 1002's start_time lies 2 h after the snapshot"), "{w:?}");
+    let text = fixture("squeue.txt").replace("4300|1764685000|", "4300|1764691200|");
+    let w = queue_text(&text).unwrap().warnings(TAKEN)[0].to_string();
+    assert!(w.starts_with("q: line 5: job 1003's %V submit time lies 60 min after the snapshot"), "{w}");
 }

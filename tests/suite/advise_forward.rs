@@ -269,3 +269,70 @@ fn new_arrivals_matter_and_a_start_does_not_depend_on_where_the_arrivals_end() {
     assert_eq!(start(0.95, 0.2), start(0.95, 0.25));
     assert_eq!(start(0.95, 0.2), start(0.95, 3.0));
 }
+
+/// `sinfo --json` of Slurm 22.05 with four 8-GPU nodes; `flags[i]` is node i's state and
+/// `state_flags` (base state apart, flags apart, as 22.05 writes them).
+fn sinfo_22_05(states: [(&str, &str); 4]) -> String {
+    let nodes: Vec<String> = states
+        .iter()
+        .enumerate()
+        .map(|(i, (state, flags))| {
+            format!(
+                r#"{{"name": "n{}", "state": "{state}", "state_flags": [{flags}], "cpus": 8, "gres": "gpu:8", "partitions": ["campus"]}}"#,
+                i + 1
+            )
+        })
+        .collect();
+    format!("{{\"nodes\": [{}]}}", nodes.join(",\n"))
+}
+
+/// `squeue --json` (22.05) with one 8-GPU job running on each named node for 10 of its 600 minutes.
+fn squeue_on(hosts: &[&str]) -> String {
+    let jobs: Vec<String> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            format!(
+                r#"{{"job_id": {}, "job_state": "RUNNING", "partition": "campus", "account": "others", "user_name": "u",
+                "priority": 1, "submit_time": {}, "start_time": {}, "time_limit": 600, "node_count": 1, "nodes": "{h}",
+                "tres_alloc_str": "cpu=8,node=1,gres/gpu=8"}}"#,
+                i + 1,
+                TAKEN - 700,
+                TAKEN - 600
+            )
+        })
+        .collect();
+    format!("{{\"jobs\": [{}]}}", jobs.join(",\n"))
+}
+
+fn json_snapshot(queue: &str, nodes: &str) -> Snapshot {
+    read_bytes(("squeue.json", queue.as_bytes()), ("sinfo.json", nodes.as_bytes()), Some(TAKEN)).unwrap()
+}
+
+#[test]
+fn a_drained_partition_gets_no_answer_of_a_healthy_one() {
+    // Issue 44: 22.05 marks drained nodes in `state_flags`, which advise never read, so a
+    // drained partition got the advice of an idle one (start at once).
+    let scn = scenario(0.5);
+    let healthy = json_snapshot(&squeue_on(&[]), &sinfo_22_05([("idle", ""); 4]));
+    let adv = advise(&healthy, &scn, &probe(8, 3600), &options(10), TAKEN).unwrap();
+    assert_eq!(adv.start.p90_s, Some(0.0));
+    let drained = json_snapshot(&squeue_on(&[]), &sinfo_22_05([("idle", "\"DRAIN\""); 4]));
+    let e = advise(&drained, &scn, &probe(8, 3600), &options(10), TAKEN).unwrap_err();
+    assert!(matches!(e, AdviseError::NoUsableNodes { .. }), "{e}");
+    let silent = json_snapshot(&squeue_on(&[]), &sinfo_22_05([("idle", "\"NOT_RESPONDING\""); 4]));
+    assert!(advise(&silent, &scn, &probe(8, 3600), &options(10), TAKEN).is_err());
+}
+
+#[test]
+fn a_draining_node_runs_its_jobs_but_offers_no_gpus_to_new_ones() {
+    // n1 and n2 drain while their jobs run; n3 and n4 are healthy and busy.
+    let nodes =
+        sinfo_22_05([("allocated", "\"DRAIN\""), ("allocated", "\"DRAIN\""), ("allocated", ""), ("allocated", "")]);
+    let s = json_snapshot(&squeue_on(&["n1", "n2", "n3", "n4"]), &nodes);
+    let adv = advise(&s, &scenario(0.5), &probe(8, 3600), &options(10), TAKEN).unwrap();
+    assert_eq!(adv.campus.gpus, 16, "only n3 and n4 take new jobs");
+    assert_eq!(adv.campus.running, 2, "the jobs on n1 and n2 hold none of n3's and n4's GPUs");
+    assert_eq!(adv.campus.left_out, 2);
+    assert!(adv.start.p10_s.unwrap() > 0.0, "n3 and n4 are full: the job waits for their jobs");
+}

@@ -386,6 +386,8 @@ fn warning_zh(w: &AdviceWarning) -> String {
         AdviceWarning::FromFuture { ahead_s } => {
             format!("快照时间比现在晚 {ahead_s} 秒：请检查时钟，以及快照与当前时间是否都用Unix时间（或都用本地时间）")
         }
+        // The message names a file, a line and a field as written there: kept as it is.
+        AdviceWarning::Job { message } => format!("快照中的作业可疑：{message}"),
         AdviceWarning::LeftOut { jobs } => format!("快照中有 {jobs} 个作业未计入（其他分区、不用GPU或超过分区规模）"),
         AdviceWarning::NotStarted { replications, of, horizon_days } => format!(
             "{of} 次模拟中有 {replications} 次在 {horizon_days} 天的新作业到达后仍未开始；请增大 --horizon-days"

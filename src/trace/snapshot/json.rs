@@ -6,7 +6,15 @@
 //! - a state is a word (`"RUNNING"`, 22.05) or a list of words (`["RUNNING"]`);
 //! - `sinfo --json` lists `nodes` (22.05 and 23.02, each with `name`, `state`, `cpus`,
 //!   `gres`, `partitions`) or, from 23.11, `sinfo` groups (`nodes.nodes`, `node.state`,
-//!   `cpus.maximum`, `gres.total`, `partition.name`).
+//!   `cpus.maximum`, `gres.total`, `partition.name`);
+//! - 22.05 writes a node's base state alone in `state` (`"idle"`) and its flags in
+//!   `state_flags` (`["DRAIN"]`, `["NOT_RESPONDING"]`, `["MAINTENANCE"]`: Slurm's
+//!   `node_state_flag_string_single`); later versions put them all in the `state` list.
+//!   Both are joined into one state (`idle+drain`).
+//!
+//! Counts (`node_count`, `cpus`) must fit Slurm's 32-bit fields and times must be before
+//! the year 10000: a larger number is refused, never wrapped. A `time_limit` of
+//! 4294967294 or 4294967295 (Slurm's `NO_VAL` and `INFINITE`) means no limit.
 //!
 //! Read from each job: `job_id`, `job_state`, `partition`, `account`, `user_name`,
 //! `priority`, `submit_time`, `start_time` (Slurm's estimate for a pending job; 0 is
@@ -16,7 +24,13 @@
 
 use serde_json::Value;
 
-use super::{Node, PendingJob, Place, Queue, Running, RunningJob, SnapshotError, gres, place};
+use super::{LATEST_TIME, Node, PendingJob, Place, Queue, Running, RunningJob, SnapshotError, gres, hostlist, place};
+
+/// Slurm's 32-bit `NO_VAL` and `INFINITE`, which 22.05 may write as plain numbers.
+const NO_VAL: u64 = 0xFFFF_FFFE;
+
+/// What a count field allows, for messages.
+const COUNT: &str = "a whole number from 0 to 4294967295";
 
 /// A JSON number as Slurm writes it.
 enum Num {
@@ -89,9 +103,21 @@ impl At<'_> {
         }
     }
 
+    /// A count that fits Slurm's 32-bit fields, `None` when unset or infinite.
+    fn count(&self, field: &str) -> Result<Option<u32>, SnapshotError> {
+        match self.whole(field, COUNT)? {
+            Some(n) => u32::try_from(n).map(Some).map_err(|_| self.err(field, &self.v[field], COUNT)),
+            None => Ok(None),
+        }
+    }
+
     /// Unix seconds; 0 (Slurm's "not set") is `None`.
     fn time(&self, field: &str) -> Result<Option<i64>, SnapshotError> {
-        Ok(self.whole(field, "Unix seconds (a whole number ≥ 0)")?.filter(|&t| t > 0).map(|t| t as i64))
+        const ALLOWED: &str = "Unix seconds (a whole number from 0 to 253402300799, the end of 9999)";
+        match self.whole(field, ALLOWED)? {
+            Some(t) if t > LATEST_TIME as u64 => Err(self.err(field, &self.v[field], ALLOWED)),
+            t => Ok(t.filter(|&t| t > 0).map(|t| t as i64)),
+        }
     }
 
     fn text(&self, field: &str) -> Result<Option<String>, SnapshotError> {
@@ -143,26 +169,47 @@ pub(super) fn queue(text: &str, file: &str) -> Result<Queue, SnapshotError> {
             q.other_states += 1;
             continue;
         }
-        let nodes = at.whole("node_count", "a whole number of nodes")?.unwrap_or(1).max(1) as u32;
-        let limit = at.whole("time_limit", "minutes (a whole number), or infinite")?.map(|m| m as i64 * 60);
+        let nodes = at.count("node_count")?.unwrap_or(1).max(1);
+        let limit = match at.count("time_limit")? {
+            Some(m) if u64::from(m) >= NO_VAL => None,
+            m => m.map(|m| i64::from(m) * 60),
+        };
         let tres = if p == Place::Running {
             at.gpus("tres_alloc_str")?.or(at.gpus("tres_req_str")?)
         } else {
             at.gpus("tres_req_str")?
         };
-        let gpus = match tres {
-            Some(g) => g,
+        let (gpus, gpu_field) = match tres {
+            Some(g) => (g, if p == Place::Running { "tres_alloc_str" } else { "tres_req_str" }),
             None => match at.gpus("tres_per_node")? {
-                Some(g) => g.saturating_mul(nodes),
-                None => at.gpus("tres_per_job")?.unwrap_or(0),
+                Some(g) => {
+                    let all = g.checked_mul(nodes).ok_or_else(|| {
+                        at.err("tres_per_node", &v["tres_per_node"], "GPUs per node × node_count at most 4294967295")
+                    })?;
+                    (all, "tres_per_node × node_count")
+                }
+                None => (at.gpus("tres_per_job")?.unwrap_or(0), "tres_per_job"),
             },
         };
         let s = |f: &str| at.text(f).map(Option::unwrap_or_default);
         let (partition, account, user) = (s("partition")?, s("account")?, s("user_name")?);
         let id = at.text("job_id")?.unwrap_or_default();
+        q.once(file, &id, &at.path)?;
         if p == Place::Running {
-            let job = RunningJob { id, partition, account, user, gpus, nodes, elapsed: 0, limit };
-            q.running.push(Running { job, start: at.time("start_time")?, elapsed: None, at: at.path.clone() });
+            let hosts = match at.text("nodes")? {
+                Some(list) => hostlist::expand(&list, nodes as usize).ok_or_else(|| {
+                    at.err("nodes", &v["nodes"], "a Slurm node list such as `g[1-4],h7`, of at most node_count nodes")
+                })?,
+                None => Vec::new(),
+            };
+            let job = RunningJob { id, partition, account, user, gpus, nodes, elapsed: 0, limit, hosts };
+            q.running.push(Running {
+                job,
+                start: at.time("start_time")?,
+                elapsed: None,
+                at: at.path.clone(),
+                gpu_field,
+            });
         } else {
             let submit = at.time("submit_time")?.ok_or_else(|| {
                 at.err("submit_time", v.get("submit_time").unwrap_or(&Value::Null), "Unix seconds of the submission")
@@ -179,6 +226,7 @@ pub(super) fn queue(text: &str, file: &str) -> Result<Queue, SnapshotError> {
                 submit,
                 estimated_start: at.time("start_time")?,
             });
+            q.pending_at.push(at.path.clone());
         }
     }
     Ok(q)
@@ -210,10 +258,14 @@ pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> 
                 Some(Value::String(s)) => s.split(',').map(clean_partition).collect(),
                 _ => Vec::new(),
             };
+            let mut state = at.words("state")?;
+            if v.get("state_flags").is_some_and(|f| !f.is_null()) {
+                state.extend(at.words("state_flags")?);
+            }
             push(Node {
                 name,
-                state: state_word(&at.words("state")?),
-                cpus: at.whole("cpus", "a whole number of CPUs")?.unwrap_or(0) as u32,
+                state: state_word(&state),
+                cpus: at.count("cpus")?.unwrap_or(0),
                 gpus: at.gpus("gres")?.unwrap_or(0),
                 partitions,
             });
@@ -228,7 +280,7 @@ pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> 
                 .unwrap_or_default();
             let sub = |key: &str| At { file, path: format!("sinfo[{i}].{key}"), v: v.get(key).unwrap_or(&Value::Null) };
             let state = state_word(&sub("node").words("state")?);
-            let cpus = sub("cpus").whole("maximum", "a whole number of CPUs")?.unwrap_or(0) as u32;
+            let cpus = sub("cpus").count("maximum")?.unwrap_or(0);
             let gpus = sub("gres").gpus("total")?.unwrap_or(0);
             let partition = v.pointer("/partition/name").and_then(Value::as_str).map(clean_partition);
             if names.is_empty() {

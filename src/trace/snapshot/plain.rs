@@ -11,9 +11,11 @@
 //! - `%b` is the GRES per node (`gres:gpu:4`, `gres/gpu:4`, `gpu:a100:2`, `N/A`); the
 //!   job's GPUs are that times `%D` nodes.
 //! - `sinfo -N` repeats a node once per partition; the lines are merged by name.
+//! - Counts (`%D`, `%c`) must fit Slurm's 32-bit fields and times must be before the year
+//!   10000: a larger number is refused, never wrapped.
 
 use super::super::text::{clip, slurm_duration, timestamp};
-use super::{Node, PendingJob, Place, Queue, Running, RunningJob, SnapshotError, gres, place, unlimited};
+use super::{LATEST_TIME, Node, PendingJob, Place, Queue, Running, RunningJob, SnapshotError, gres, place, unlimited};
 
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
@@ -40,12 +42,20 @@ impl Line<'_> {
         text.trim().parse::<u64>().map_err(|_| self.err(field, text, "a whole number ≥ 0"))
     }
 
+    /// A count that fits Slurm's 32-bit fields.
+    fn count(&self, field: &str, text: &str) -> Result<u32, SnapshotError> {
+        text.trim().parse::<u32>().map_err(|_| self.err(field, text, "a whole number from 0 to 4294967295"))
+    }
+
     fn time(&self, field: &str, text: &str) -> Result<Option<i64>, SnapshotError> {
         let t = text.trim();
         if missing(t) {
             return Ok(None);
         }
         if let Ok(secs) = t.parse::<i64>() {
+            if secs > LATEST_TIME {
+                return Err(self.err(field, t, "Unix seconds up to 253402300799 (the end of 9999)"));
+            }
             return Ok((secs > 0).then_some(secs));
         }
         timestamp(field, t)
@@ -116,15 +126,21 @@ pub(super) fn queue(text: &str, file: &str) -> Result<Queue, SnapshotError> {
             q.other_states += 1;
             continue;
         }
-        let nodes = (line.whole("%D node count", f[10])? as u32).max(1);
-        let gpus = line.gpus("%b GRES per node", f[11])?.unwrap_or(0).saturating_mul(nodes);
+        let nodes = line.count("%D node count", f[10])?.max(1);
+        let gpus = line
+            .gpus("%b GRES per node", f[11])?
+            .unwrap_or(0)
+            .checked_mul(nodes)
+            .ok_or_else(|| line.err("%b GRES per node", f[11], "GPUs per node × %D nodes at most 4294967295"))?;
         let limit = line.duration("%l time limit", f[8])?;
         let id = f[0].trim().to_string();
         let (partition, account, user) = (f[2].trim().to_string(), f[3].trim().to_string(), f[4].trim().to_string());
+        q.once(file, &id, &line_at(n))?;
         if p == Place::Running {
             let elapsed = line.duration("%M time used", f[9])?;
-            let job = RunningJob { id, partition, account, user, gpus, nodes, elapsed: 0, limit };
-            q.running.push(Running { job, start: line.time("%S start time", f[7])?, elapsed, at: line_at(n) });
+            let job = RunningJob { id, partition, account, user, gpus, nodes, elapsed: 0, limit, hosts: Vec::new() };
+            let (start, at) = (line.time("%S start time", f[7])?, line_at(n));
+            q.running.push(Running { job, start, elapsed, at, gpu_field: "%b GRES per node × %D nodes" });
         } else {
             let submit = line
                 .time("%V submit time", f[6])?
@@ -141,6 +157,7 @@ pub(super) fn queue(text: &str, file: &str) -> Result<Queue, SnapshotError> {
                 submit,
                 estimated_start: line.time("%S start time", f[7])?,
             });
+            q.pending_at.push(line_at(n));
         }
     }
     Ok(q)
@@ -173,7 +190,7 @@ pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> 
         if name.is_empty() {
             return Err(line.err("%N node name", f[0], "the node's name"));
         }
-        let cpus = line.whole("%c CPUs", f[2])? as u32;
+        let cpus = line.count("%c CPUs", f[2])?;
         let gpus = line.gpus("%G GRES", f[3])?.unwrap_or(0);
         let partition = f[4].trim().trim_end_matches('*').to_string();
         match out.iter_mut().find(|o| o.name == name) {
