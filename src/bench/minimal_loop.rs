@@ -104,7 +104,7 @@ pub fn draw(scenario: &Scenario, replication: u64) -> Vec<Drawn> {
     jobs
 }
 
-/// [`draw`], then [`starts`] on the scenario's GPUs, and the statistics of those starts.
+/// [`draw`], then `starts` on the scenario's GPUs, and the statistics of those starts.
 pub fn run(scenario: &Scenario, replication: u64) -> Outcome {
     let jobs = draw(scenario, replication);
     let days = scenario.horizon.div_ceil(DAY) as usize;

@@ -111,7 +111,7 @@ impl WeekPattern {
         self.whole.is_empty() && self.per_node.iter().all(Vec::is_empty) && self.rules.is_empty()
     }
 
-    /// How the message names a bound ("campus.reservations[0] 'backup' (DAILY at 02:00
+    /// How the message names a bound ("campus.reservations\[0\] 'backup' (DAILY at 02:00
     /// for 60 min)").
     pub fn describe(&self, b: Bound) -> &str {
         match b {
