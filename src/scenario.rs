@@ -13,6 +13,8 @@ pub mod capacity;
 pub mod class_metrics;
 pub mod dist;
 pub mod feasibility;
+pub mod fingerprint;
+mod input_method;
 pub mod keys;
 pub mod labels;
 pub mod locate;
@@ -112,6 +114,22 @@ fn precheck(text: &str, file: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// The parser's refusal of `text`, unless an input method's character (a full-width digit
+/// or comma, a Chinese quotation mark) comes first: then that character, named, at its line
+/// and key, with what to type instead (issue 45 item 5).
+fn syntax_error(text: &str, file: &str, e: &toml::de::Error) -> ScenarioError {
+    let parser_line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    match input_method::first_stray(text) {
+        Some(stray) if parser_line.is_none_or(|l| stray.line <= l) => ScenarioError::Invalid {
+            file: file.to_string(),
+            line: Some(stray.line),
+            key: stray.key.clone().unwrap_or_else(|| "(top level)".into()),
+            message: stray.advice(),
+        },
+        _ => ScenarioError::Syntax { file: file.to_string(), message: e.to_string().trim_end().to_string() },
+    }
+}
+
 /// `file:line: `, `file: ` or nothing, for error messages.
 fn location(file: &str, line: Option<usize>) -> String {
     match (file.is_empty(), line) {
@@ -143,14 +161,14 @@ impl Scenario {
     /// [`ScenarioError::Syntax`] or [`ScenarioError::Invalid`].
     pub fn from_toml_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         precheck(text, file)?;
-        let raw: RawScenario = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
-            file: file.to_string(),
-            message: e.to_string().trim_end().to_string(),
-        })?;
+        let raw: RawScenario = toml::from_str(text).map_err(|e| syntax_error(text, file, &e))?;
         let base = Path::new(file).parent().unwrap_or(Path::new(""));
-        validate::validate(raw, base)
+        let stale = fingerprint::check(text, &raw);
+        let mut scenario = validate::validate(raw, base)
             .map_err(|e| ScenarioError::Invalid { file: String::new(), line: None, key: e.key, message: e.message })
-            .map_err(|e| e.locate(file, Some(text)))
+            .map_err(|e| e.locate(file, Some(text)))?;
+        scenario.stale_calibration_header = stale;
+        Ok(scenario)
     }
 
     /// Checks a raw scenario built in code (errors carry no file or line).

@@ -103,6 +103,33 @@ pub enum Warning {
         /// Its offered load (other groups' plus the group's mean), share of the GPUs.
         load: f64,
     },
+    /// An account's GPU limit (GrpTRES) is above the campus's GPUs, so it never binds: a
+    /// limit sized for another campus (the default adapted to a smaller one).
+    LimitAboveCampus {
+        /// Account.
+        account: String,
+        /// Its `gpu_limit`.
+        limit: u32,
+        /// The campus's GPUs.
+        gpus: u32,
+    },
+    /// An account's balking threshold is worth more than [`BALK_CAMPUS_HOURS`] of the whole
+    /// campus: sized for a larger campus, it deters nobody.
+    BalkingSizedForAnotherCampus {
+        /// Account.
+        account: String,
+        /// Its `balk_gpu_hours_ahead`.
+        gpu_hours: f64,
+        /// The campus's GPUs.
+        gpus: u32,
+    },
+    /// The `burstsim calibrate` header on top of the file no longer describes its values.
+    StaleCalibrationHeader {
+        /// The fingerprint the header carries.
+        written: String,
+        /// The fingerprint of the file's values now.
+        now: String,
+    },
     /// A percentile rests on few jobs.
     FewJobs {
         /// Policy.
@@ -202,6 +229,26 @@ impl fmt::Display for Warning {
                  season's length more than on the policy; give the accounts patience (docs/SCENARIOS.md) or check the \
                  season's multiplier against what the campus reports"
             ),
+            Warning::LimitAboveCampus { account, limit, gpus } => write!(
+                f,
+                "account '{account}': gpu_limit = {limit} is more than the campus's {gpus} GPUs, so it never binds; \
+                 a limit sized for another campus? Set it to what this campus allows (Slurm's GrpTRES=gres/gpu)"
+            ),
+            Warning::BalkingSizedForAnotherCampus { account, gpu_hours, gpus } => write!(
+                f,
+                "account '{account}': balk_gpu_hours_ahead = {gpu_hours} is {:.0} hours of this campus's {gpus} GPUs \
+                 (more than {BALK_CAMPUS_HOURS} h, a week of the whole campus), so it deters almost nobody; sized for a \
+                 larger campus? The default's 18432 is two days of 384 GPUs: scale it by the GPUs (2 days of {gpus} GPUs \
+                 is {})",
+                gpu_hours / f64::from(*gpus),
+                48 * gpus
+            ),
+            Warning::StaleCalibrationHeader { written, now } => write!(
+                f,
+                "the '# Calibrated by `burstsim calibrate`' header on top of the scenario no longer describes it: its values \
+                 changed since the calibration (fingerprint {written} in the header, {now} now), so the fitted values and \
+                 observations it lists may not hold; run `burstsim calibrate` again, or delete the header"
+            ),
             Warning::FewJobs { policy, jobs } => write!(
                 f,
                 "policy '{policy}': only {jobs:.0} group jobs per replication on average; p95 and p99 waits rest on very few jobs"
@@ -265,6 +312,11 @@ pub const SHARES_USE_FACTOR: f64 = 3.0;
 /// (issue 20; below 1 because backfill on nodes leaves fragments idle).
 pub const SATURATED_LOAD: f64 = 0.97;
 
+/// Hours of the whole campus beyond which a balking threshold counts as sized for another
+/// campus (a week: the default's threshold is two days of its campus, the level at which
+/// `squeue` shows "the next day"; a queue a week deep for every GPU deters nobody).
+pub const BALK_CAMPUS_HOURS: f64 = 168.0;
+
 /// What the scenario itself deserves, before any simulation: keys the campus model
 /// ignores, shares far from expected use, a saturated season without patience.
 pub fn scenario_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
@@ -294,6 +346,10 @@ pub fn scenario_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
         share_of_use: u,
     }));
     out.extend(never_start(scenario));
+    out.extend(sized_for_another_campus(scenario));
+    if let Some(h) = &scenario.stale_calibration_header {
+        out.push(Warning::StaleCalibrationHeader { written: h.written.clone(), now: h.now.clone() });
+    }
     let load = crate::workload::load::offered_load(scenario);
     let patient = scenario.campus.accounts.iter().any(|x| x.patience.patience_h.is_some());
     if let Some((season, bg)) = load.peak
@@ -301,6 +357,22 @@ pub fn scenario_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
         && !patient
     {
         out.push(Warning::SaturatedSeason { season, load: bg + load.group_mean });
+    }
+    out
+}
+
+/// Account limits and balking thresholds sized for a campus other than this one (issue 45
+/// item 5): the shipped default copied onto a smaller campus keeps 384 GPUs' worth of both.
+fn sized_for_another_campus(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
+    let gpus = scenario.campus.gpus;
+    let mut out = Vec::new();
+    for a in &scenario.campus.accounts {
+        if let Some(limit) = a.gpu_limit.filter(|&l| l > gpus) {
+            out.push(Warning::LimitAboveCampus { account: a.name.clone(), limit, gpus });
+        }
+        if let Some(gh) = a.patience.balk_gpu_hours.filter(|&gh| gpus > 0 && gh / f64::from(gpus) > BALK_CAMPUS_HOURS) {
+            out.push(Warning::BalkingSizedForAnotherCampus { account: a.name.clone(), gpu_hours: gh, gpus });
+        }
     }
     out
 }

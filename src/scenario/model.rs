@@ -61,6 +61,9 @@ pub struct Scenario {
     pub names: labels::DisplayNames,
     /// The resolved raw form, written back as `run.toml`.
     pub raw: RawScenario,
+    /// A `burstsim calibrate` header on top of the file whose fingerprint no longer
+    /// matches the file's values (copied or edited since): warned about before a run.
+    pub stale_calibration_header: Option<super::fingerprint::StaleHeader>,
 }
 
 /// The campus cluster.

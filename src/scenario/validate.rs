@@ -421,6 +421,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         class_metrics: crate::scenario::class_metrics::ClassMetricSet { thresholds_h },
         names: super::labels::DisplayNames::from_raw(&resolved),
         raw: resolved,
+        stale_calibration_header: None,
     };
     crate::scenario::sensitivity::check(&scenario).map_err(|(key, message)| Invalid { key, message })?;
     Ok(scenario)

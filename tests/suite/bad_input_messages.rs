@@ -117,3 +117,20 @@ fn meaningless_targets_are_refused_on_the_command_line() {
         assert!(err.contains(says), "{target}: {err}");
     }
 }
+
+#[test]
+fn input_method_characters_are_named_with_the_ascii_to_type() {
+    // Issue 45 item 5: each of these was "string values must be quoted, expected literal
+    // string", which says nothing of the character.
+    let digits = error(&tiny().replacen("gpus = 64\n", "gpus = ６４\n", 1));
+    assert!(digits.starts_with("test.toml:"), "{digits}");
+    assert!(digits.contains("campus.gpus: full-width digit '６' (U+FF16) outside quotes: write 6"), "{digits}");
+    let comma = error(&tiny().replacen("gpus = 64\n", "gpus = 64，\n", 1));
+    assert!(comma.contains("full-width comma '，'") && comma.contains("write ,"), "{comma}");
+    let quotes = error(&tiny().replacen("name = \"tiny\"", "name = “tiny”", 1));
+    assert!(quotes.contains("Chinese quotation mark '“'") && quotes.contains("write \""), "{quotes}");
+    assert!(!quotes.contains("string values must be quoted"), "{quotes}");
+    // Inside quotes and comments the same characters are text: the file loads.
+    let fine = tiny().replacen("name = \"tiny\"", "name = \"小，６４“组”\" # 全角，注释", 1);
+    Scenario::from_toml_str(&fine, "test.toml").unwrap();
+}

@@ -214,6 +214,12 @@ fn the_calibrated_file_keeps_comments_and_loads_with_the_fitted_values() {
     let written = calibrate::write::calibrated_toml(FIXTURE, &cal, "calibrate-pool.toml");
     assert!(written.contains("# fitted below") && written.contains("# A small, fast scenario"));
     let again = burstsim::scenario::Scenario::from_toml_str(&written, "calibrated.toml").unwrap();
+    // The header vouches for these values (issue 45 item 5), and for no others.
+    assert!(written.contains(burstsim::scenario::fingerprint::HEADER_LINE), "{written}");
+    assert_eq!(again.stale_calibration_header, None);
+    let edited = written.replacen("gpus = ", "gpus = 1", 1);
+    let copy = burstsim::scenario::Scenario::from_toml_str(&edited, "copy.toml").unwrap();
+    assert!(copy.stale_calibration_header.is_some(), "an edited value makes the header stale");
     let raw = toml::Table::try_from(&again.raw).unwrap();
     let got = burstsim::sweep::get_number(&raw, "background.offered_load_outside_seasons").unwrap();
     assert_eq!(got, cal.fitted[0].value);

@@ -99,7 +99,10 @@ fn shipped_scenarios_give_no_warning_about_their_own_settings() {
         let w: Vec<_> = scenario_warnings(&s)
             .into_iter()
             .filter(|w| match w {
-                Warning::IgnoredByModel { .. } => true,
+                Warning::IgnoredByModel { .. }
+                | Warning::LimitAboveCampus { .. }
+                | Warning::BalkingSizedForAnotherCampus { .. }
+                | Warning::StaleCalibrationHeader { .. } => true,
                 Warning::SharesFarFromUse { account, .. } => {
                     !SHARES_APART_ON_PURPOSE.iter().any(|(n, a, _)| *n == name && a == account)
                 }
@@ -108,4 +111,36 @@ fn shipped_scenarios_give_no_warning_about_their_own_settings() {
             .collect();
         assert!(w.is_empty(), "scenarios/{name}.toml: {w:?}");
     }
+}
+
+/// Issue 45 item 5: the default copied onto a smaller campus keeps limits, a balking
+/// threshold and a calibration header sized for its 384 GPUs; each is warned about.
+#[test]
+fn the_default_adapted_to_a_smaller_campus_is_told_what_was_sized_for_the_larger_one() {
+    use burstsim::output::warnings::{Warning, scenario_warnings};
+    use burstsim::scenario::{DEFAULT_SCENARIO, fingerprint};
+    let default = Scenario::from_toml_str(DEFAULT_SCENARIO, "default.toml").unwrap();
+    assert_eq!(
+        fingerprint::written(DEFAULT_SCENARIO),
+        Some(fingerprint::of(&toml::from_str(DEFAULT_SCENARIO).unwrap()).as_str()),
+        "the default's calibration header must carry the fingerprint of its values"
+    );
+    assert_eq!(default.stale_calibration_header, None);
+    let small = DEFAULT_SCENARIO.replacen("nodes = 48\n", "nodes = 4\n", 1);
+    let s = Scenario::from_toml_str(&small, "small.toml").unwrap();
+    let w = scenario_warnings(&s);
+    let limits: Vec<_> = w
+        .iter()
+        .filter_map(|w| if let Warning::LimitAboveCampus { account, .. } = w { Some(account.as_str()) } else { None })
+        .collect();
+    assert_eq!(limits, ["vision-labs", "nlp-labs", "ai4science", "engineering"], "{w:?}");
+    let balking = w.iter().filter(|w| matches!(w, Warning::BalkingSizedForAnotherCampus { gpus: 32, .. })).count();
+    assert_eq!(balking, 5, "{w:?}");
+    assert!(w.iter().any(|w| matches!(w, Warning::StaleCalibrationHeader { .. })), "{w:?}");
+    let text = w.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    assert!(text.contains("balk_gpu_hours_ahead = 18432 is 576 hours of this campus's 32 GPUs"), "{text}");
+    assert!(text.contains("2 days of 32 GPUs is 1536"), "{text}");
+    // A comment changed, no value: the header still describes the file.
+    let recommented = DEFAULT_SCENARIO.replacen("nodes = 48\n", "nodes = 48   # unchanged\n", 1);
+    assert_eq!(Scenario::from_toml_str(&recommented, "d.toml").unwrap().stale_calibration_header, None);
 }

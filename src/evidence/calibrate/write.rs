@@ -120,8 +120,18 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
             if r.met { "" } else { "  NOT MET" }
         );
     }
+    let body = without_calibration_header(&body);
+    // What the header vouches for: a copy of this file edited later is warned about.
+    if let Ok(raw) = toml::from_str::<crate::scenario::raw::RawScenario>(body) {
+        let _ = writeln!(
+            head,
+            "#\n{}{}",
+            crate::scenario::fingerprint::HEADER_LINE,
+            crate::scenario::fingerprint::of(&raw)
+        );
+    }
     head.push('\n');
-    head + without_calibration_header(&body)
+    head + body
 }
 
 /// The first line of the comment block [`calibrated_toml`] writes.
