@@ -24,6 +24,9 @@ pub enum DateError {
     /// The month or day does not exist (e.g. `2026-02-30`).
     #[error("'{0}' is not a day of the calendar")]
     NoSuchDay(String),
+    /// The year is outside what the calendar arithmetic and the academic calendars cover.
+    #[error("'{0}' lies outside the years 1900 to 9999 that a scenario may name")]
+    YearOutOfRange(String),
 }
 
 impl Date {
@@ -46,6 +49,9 @@ impl Date {
         }
         let num = |s: &str| s.parse::<i32>().map_err(|_| DateError::Malformed(text.to_string()));
         let (y, m, d) = (num(parts[0])?, num(parts[1])?, num(parts[2])?);
+        if !(1900..=9999).contains(&y) {
+            return Err(DateError::YearOutOfRange(text.to_string()));
+        }
         Date::new(y, m as u8, d as u8).ok_or_else(|| DateError::NoSuchDay(text.to_string()))
     }
 
@@ -197,6 +203,7 @@ mod tests {
     #[test]
     fn refuses_impossible_and_malformed_dates() {
         assert!(matches!(Date::parse("2026-02-30"), Err(DateError::NoSuchDay(_))));
+        assert!(matches!(Date::parse("0001-01-01"), Err(DateError::YearOutOfRange(_))));
         assert!(matches!(Date::parse("2026/02/03"), Err(DateError::Malformed(_))));
         assert!(matches!(Date::parse("26-2-3"), Err(DateError::Malformed(_))));
     }

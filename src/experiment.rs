@@ -319,7 +319,25 @@ pub fn run_into_costed(
     progress: &(dyn Fn(&[Duration]) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<bool, Runaway> {
-    for chunk in replications.chunks(CHUNK) {
+    run_chunks(scenario, replications.iter().copied(), results, progress, stop)
+}
+
+/// As [`run_into_costed`], drawing the replication indices from an iterator one chunk at a
+/// time: memory follows the replications that ran, not the number asked for (a list of
+/// 10^9 indices alone would take 8 GB before the first replication started).
+fn run_chunks(
+    scenario: &Scenario,
+    replications: impl IntoIterator<Item = u64>,
+    results: &mut Results,
+    progress: &(dyn Fn(&[Duration]) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<bool, Runaway> {
+    let mut indices = replications.into_iter();
+    loop {
+        let chunk: Vec<u64> = indices.by_ref().take(CHUNK).collect();
+        if chunk.is_empty() {
+            break;
+        }
         let done: Vec<Option<Result<Vec<RunMetrics>, Halt>>> = chunk
             .par_iter()
             .map(|&r| {
@@ -404,8 +422,7 @@ pub fn run_until_costed(
         };
         Ok((r, Stopping::Interrupted { done, planned, sequential }))
     };
-    let first: Vec<u64> = (0..first as u64).collect();
-    if !run_into_costed(scenario, &first, &mut results, progress, stop)? {
+    if !run_chunks(scenario, 0..first as u64, &mut results, progress, stop)? {
         return interrupted(results);
     }
     let Some(rule) = rule else { return Ok((results, Stopping::Fixed)) };
@@ -422,8 +439,7 @@ pub fn run_until_costed(
         // Next batch: half again as many (at least 2, at most the remaining budget), so
         // the rule looks only about 2.5·ln(n/20) + 1 times by n replications.
         let batch = (have / 2).max(2).min(max - have);
-        let next: Vec<u64> = (have as u64..(have + batch) as u64).collect();
-        if !run_into_costed(scenario, &next, &mut results, progress, stop)? {
+        if !run_chunks(scenario, have as u64..(have + batch) as u64, &mut results, progress, stop)? {
             return interrupted(results);
         }
     }

@@ -34,6 +34,12 @@ use workload::{calendar, class_calendars, job_class, with_profile};
 
 /// Longest horizon accepted: ten years (longer runs are almost surely a unit mistake).
 pub const MAX_HORIZON_DAYS: f64 = 3650.0;
+
+/// The most replications a run may ask for (`replications`, `max_replications`, `-n`).
+/// Each replication keeps its per-policy, per-class and per-season values for the CSVs
+/// and intervals (a few KB for the default), so 10^5 is already hundreds of MB; and at
+/// 10^5 a 95% interval is 100 times narrower than at 10, finer than any input is known.
+pub const MAX_REPLICATIONS: u32 = 100_000;
 /// Most jobs one replication may submit (memory: about 130 bytes per job).
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
 /// Backfill reservations per pass by default (docs/ARCHITECTURE.md, "How many jobs get a
@@ -170,6 +176,15 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             "0 is not allowed; run at least 1 replication (5 or more for a meaningful confidence interval)",
         );
     }
+    if sim.replications > MAX_REPLICATIONS {
+        return bad(
+            "simulation.replications",
+            format!(
+                "{} is not allowed; give at most {MAX_REPLICATIONS} (each replication's values are kept in memory)",
+                sim.replications
+            ),
+        );
+    }
     if let Some(t) = sim.ci_target
         && !(t.is_finite() && t > 0.0 && t < 1.0)
     {
@@ -179,6 +194,14 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         );
     }
     let max_replications = sim.max_replications.unwrap_or(sim.replications.max(1000));
+    if max_replications > MAX_REPLICATIONS {
+        return bad(
+            "simulation.max_replications",
+            format!(
+                "{max_replications} is not allowed; give at most {MAX_REPLICATIONS} (each replication's values are kept in memory)"
+            ),
+        );
+    }
     if max_replications < sim.replications {
         return bad(
             "simulation.max_replications",

@@ -113,6 +113,15 @@ fn bad_recurring_keys_are_refused_with_the_key_and_what_is_allowed() {
         &res("start_time = \"2026-09-08 02:00\"\nduration_minutes = 60\nflags = \"DAILY\"\n"),
         &["campus.reservations[0].start_time", "YYYY-MM-DDTHH:MM"],
     );
+    // The right shape on a day that does not exist: said as the dates elsewhere say it.
+    refused(
+        &res("start_time = \"2026-02-30T02:00\"\nduration_minutes = 60\nflags = \"DAILY\"\n"),
+        &["campus.reservations[0].start_time", "'2026-02-30' is not a day of the calendar"],
+    );
+    refused(
+        &res("start_time = \"0001-09-08T02:00\"\nduration_minutes = 60\nflags = \"DAILY\"\n"),
+        &["campus.reservations[0].start_time", "outside the years 1900 to 9999"],
+    );
     refused(
         &res("start_time = \"2026-09-08T02:00\"\nduration_minutes = 1500\nflags = \"DAILY\"\n"),
         &["campus.reservations[0].duration_minutes", "at most 1440 minutes"],

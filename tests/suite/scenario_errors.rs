@@ -547,6 +547,17 @@ fn fails_with_a_date_that_does_not_exist() {
 }
 
 #[test]
+fn fails_with_more_replications_than_can_be_kept() {
+    let text = replace("replications = 2", "replications = 1000000000");
+    assert_invalid(
+        &text,
+        "replications = ",
+        "simulation.replications",
+        &["1000000000 is not allowed", "at most 100000"],
+    );
+}
+
+#[test]
 fn fails_with_replications_zero() {
     let text = replace("replications = 2", "replications = 0");
     assert_invalid(&text, "replications", "simulation.replications", &["0 is not allowed", "at least 1 replication"]);

@@ -4,6 +4,7 @@
 //! ([`NodeWindows`]) that the schedulers plan around.
 
 use super::*;
+use crate::date::DateError;
 use crate::scenario::recurring::{self as rec, Days, LimitRule, NodeWindows, TimeLimits};
 use crate::scenario::week::{WeekPattern, WeekWindow};
 
@@ -20,7 +21,13 @@ fn start_time(key: &str, text: &str) -> Result<(Date, u32)> {
         "'{text}' is not a start time; write it as Slurm's StartTime, YYYY-MM-DDTHH:MM, e.g. \"2026-09-07T02:00\""
     );
     let Some((d, t)) = text.trim().split_once('T') else { return bad(key, why) };
-    let Ok(d) = Date::parse(d) else { return bad(key, why) };
+    let d = match Date::parse(d) {
+        Ok(d) => d,
+        // The shape is right but the day is not (30 February, year 0001): say that, as
+        // dates elsewhere in a scenario do, rather than repeat the format.
+        Err(e @ (DateError::NoSuchDay(_) | DateError::YearOutOfRange(_))) => return bad(key, e.to_string()),
+        Err(DateError::Malformed(_)) => return bad(key, why),
+    };
     let Some(t) = rec::parse_time_of_day(t) else { return bad(key, why) };
     Ok((d, t))
 }
