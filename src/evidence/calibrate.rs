@@ -83,8 +83,13 @@ pub struct Fitted {
     pub low_open: bool,
     /// The interval reaches the range's high end.
     pub high_open: bool,
-    /// The best value is on the range's bound (within 1/128 of the range).
+    /// The best value is on the range's bound (within 1/128 of the range) while the
+    /// interval is bounded on the other side: the observations want a value beyond it.
     pub at_bound: Option<&'static str>,
+    /// The observations bound the input on at least one side. When they do not (the
+    /// interval is the whole range), the best point is arbitrary: `value` is then the
+    /// file's own value, which the calibrated file keeps.
+    pub identified: bool,
 }
 
 /// One observation at the best point.
@@ -390,14 +395,25 @@ pub fn run(
         return Err(CalibrateError::Unobservable(spec.observations[never].label.clone()));
     }
     let g = f64::from(search::GRID);
+    // Every point simulated in any round that lies within the threshold under the final
+    // scales belongs to the interval, not only those of the last search.
+    let threshold = outcome.evaluations[best].objective + delta;
+    let inside: Vec<&Point> = points.iter().filter(|p| p.objective <= threshold).collect();
     let fitted = spec
         .inputs
         .iter()
+        .enumerate()
         .zip(&outcome.intervals)
         .zip(&outcome.evaluations[best].at)
-        .map(|((input, iv), &at)| {
+        .map(|(((k, input), iv), &at)| {
             let to_value = |u: f64| input.low + (input.high - input.low) * u / g;
-            let at_bound = if at <= search::GRID / 128 {
+            let low = inside.iter().map(|p| p.values[k]).fold(round_value(to_value(iv.low)).0, f64::min);
+            let high = inside.iter().map(|p| p.values[k]).fold(round_value(to_value(iv.high)).0, f64::max);
+            let (low_open, high_open) = (iv.low_open || low <= input.low, iv.high_open || high >= input.high);
+            let identified = !(low_open && high_open);
+            let at_bound = if !identified {
+                None
+            } else if at <= search::GRID / 128 {
                 Some("low")
             } else if at >= search::GRID - search::GRID / 128 {
                 Some("high")
@@ -406,12 +422,13 @@ pub fn run(
             };
             Fitted {
                 input: input.clone(),
-                value: value_at(input, at).0,
-                low: round_value(to_value(iv.low)).0,
-                high: round_value(to_value(iv.high)).0,
-                low_open: iv.low_open,
-                high_open: iv.high_open,
+                value: if identified { value_at(input, at).0 } else { input.current },
+                low,
+                high,
+                low_open,
+                high_open,
                 at_bound,
+                identified,
             }
         })
         .collect();

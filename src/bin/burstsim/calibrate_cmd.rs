@@ -161,7 +161,7 @@ fn print_table(cal: &Calibration) {
         let o = &r.observation;
         let (sim, z) = match &r.simulated {
             Some(s) => (
-                format!("{:.2} ({:.2}-{:.2})", s.summary.mean, s.summary.low(), s.summary.high()),
+                format!("{:.2} ({:.2} to {:.2})", s.summary.mean, s.summary.low(), s.summary.high()),
                 format!("{:+.2}", s.z(o.value)),
             ),
             None => ("no job".into(), "-".into()),
@@ -176,20 +176,8 @@ fn print_table(cal: &Calibration) {
         );
     }
     println!();
-    for f in &cal.fitted {
-        if let Some(side) = f.at_bound {
-            println!(
-                "warning: {} = {} is at the range's {side} bound: the observations want a value beyond it; \
-                 widen the range (low/high in [[calibration.fit]]) and calibrate again",
-                f.input.name, f.value
-            );
-        } else if f.low_open || f.high_open {
-            println!(
-                "note: the interval of {} reaches the range's {}: the observations do not bound it there",
-                f.input.name,
-                if f.low_open { "low end" } else { "high end" }
-            );
-        }
+    for line in write::notes(cal) {
+        println!("{line}");
     }
     let unmet: Vec<_> = cal.residuals.iter().filter(|r| !r.met).collect();
     if unmet.is_empty() {

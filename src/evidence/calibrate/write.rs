@@ -48,7 +48,8 @@ pub fn value_span(text: &str, path: &str) -> Option<std::ops::Range<usize>> {
 /// ([`super::spec::check`]), so every key is found.
 pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
     let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
-    for f in &cal.fitted {
+    // An input the observations do not identify keeps the file's text as written.
+    for f in cal.fitted.iter().filter(|f| f.identified) {
         let (_, written) = super::round_value(f.value);
         for key in &f.input.keys {
             if let Some(span) = value_span(text, key) {
@@ -84,6 +85,14 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
     }
     let _ = writeln!(head, "#");
     for f in &cal.fitted {
+        if !f.identified {
+            let _ = writeln!(
+                head,
+                "#   {} = {} (kept: not identified by these observations, every value of the range {} to {} fits them)",
+                f.input.name, f.input.current, f.input.low, f.input.high,
+            );
+            continue;
+        }
         let bound = match f.at_bound {
             Some(side) => format!("  AT THE RANGE'S {} BOUND: widen the range", side.to_uppercase()),
             None => String::new(),
@@ -134,6 +143,35 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
     head + body
 }
 
+/// What a reader must know about each fitted input beyond its interval, one line each:
+/// a value at the range's bound (the observations want one beyond it), an input the
+/// observations do not identify (the file's value kept), an interval open on one side.
+pub fn notes(cal: &Calibration) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &cal.fitted {
+        if !f.identified {
+            out.push(format!(
+                "note: {} is not identified by these observations (every value of its range {} to {} fits \
+                 them); the calibrated file keeps its value {}. Add an observation it moves to fit it.",
+                f.input.name, f.input.low, f.input.high, f.input.current
+            ));
+        } else if let Some(side) = f.at_bound {
+            out.push(format!(
+                "warning: {} = {} is at the range's {side} bound: the observations want a value beyond it; \
+                 widen the range (low/high in [[calibration.fit]]) and calibrate again",
+                f.input.name, f.value
+            ));
+        } else if f.low_open || f.high_open {
+            out.push(format!(
+                "note: the interval of {} reaches the range's {}: the observations do not bound it there",
+                f.input.name,
+                if f.low_open { "low end" } else { "high end" }
+            ));
+        }
+    }
+    out
+}
+
 /// The first line of the comment block [`calibrated_toml`] writes.
 const HEADER_START: &str = "# Calibrated by `burstsim calibrate`";
 
@@ -153,12 +191,12 @@ fn csv_field(s: &str) -> String {
 /// `calibration.csv`: one row per fitted input.
 pub fn fitted_csv(cal: &Calibration) -> String {
     let mut out = String::from(
-        "input,keys,range_low,range_high,original,fitted,interval_low,interval_high,interval_low_open,interval_high_open,at_bound,confidence\n",
+        "input,keys,range_low,range_high,original,fitted,interval_low,interval_high,interval_low_open,interval_high_open,at_bound,identified,confidence\n",
     );
     for f in &cal.fitted {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&f.input.name),
             csv_field(&f.input.keys.join(";")),
             f.input.low,
@@ -170,6 +208,7 @@ pub fn fitted_csv(cal: &Calibration) -> String {
             f.low_open,
             f.high_open,
             f.at_bound.unwrap_or(""),
+            f.identified,
             cal.spec.confidence
         );
     }
