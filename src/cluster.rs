@@ -127,6 +127,14 @@ impl Cluster {
             Cluster::Nodes(c) => c.enqueue(now, q, req),
         }
     }
+    /// Forbids the schedulers to start a waiting job before `not_before` (the shared
+    /// background's replay of a recorded start, `engine/shared.rs`; node placement only,
+    /// the pool is never replayed).
+    pub fn pin(&mut self, job: u32, not_before: SimTime) {
+        if let Cluster::Nodes(c) = self {
+            c.pin(job, not_before);
+        }
+    }
     /// Removes a waiting job; false if it is not waiting.
     pub fn withdraw(&mut self, now: SimTime, job: u32) -> bool {
         match self {

@@ -45,6 +45,10 @@ mod situation;
 mod cloud_side;
 mod finish;
 
+pub mod shared;
+pub use shared::Background;
+use shared::Shared;
+
 /// Where a job (or a segment of it) runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
@@ -205,6 +209,8 @@ pub(crate) struct World<'a, O: Observer> {
     cap: CapState,
     /// The longest request that can ever start, per job shape (empty without windows).
     reach: crate::scenario::feasibility::Reach,
+    /// The exact joint model, its recording, or a replay of the background (`shared.rs`).
+    shared: Shared<'a>,
 }
 
 /// Simulates `policy` on `stream` (replication `replication` of `scenario`).
@@ -242,9 +248,75 @@ pub fn simulate_metrics_until(
         return Err(Halt::Cancelled); // before setting up a world of millions of jobs
     }
     let mut none = ();
-    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, &mut none);
+    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, &mut none, Shared::Exact);
     w.run_checked(None, stop)?;
     Ok(w.finish_with(false).metrics)
+}
+
+/// The reference run of the shared background ([`shared`]): the exact joint simulation of
+/// `policy` (the baseline), its metrics, and what it recorded of the other groups' campus.
+///
+/// # Errors
+/// [`Halt`], as [`simulate_metrics_until`].
+pub fn simulate_reference_until(
+    scenario: &Scenario,
+    stream: &JobStream,
+    policy: usize,
+    replication: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<(RunMetrics, Background), Halt> {
+    if stop() {
+        return Err(Halt::Cancelled);
+    }
+    let mut none = ();
+    let rec = Shared::Record(Box::default());
+    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, &mut none, rec);
+    w.run_checked(None, stop)?;
+    let rec = match std::mem::replace(&mut w.shared, Shared::Exact) {
+        Shared::Record(r) => *r,
+        _ => unreachable!("a reference run records"),
+    };
+    Ok((w.finish_with(false).metrics, rec.finish(stream.jobs.len())))
+}
+
+/// As [`simulate_metrics_until`], with the other groups' campus replayed from `background`
+/// (the reference run of the same scenario, stream and replication) instead of simulated
+/// again: the shared background's approximation ([`shared`]).
+///
+/// # Errors
+/// [`Halt`].
+pub fn simulate_shared_until(
+    scenario: &Scenario,
+    stream: &JobStream,
+    policy: usize,
+    replication: u64,
+    background: &Background,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<RunMetrics, Halt> {
+    simulate_shared_observed(scenario, stream, policy, replication, background, &mut (), stop).map(|o| o.metrics)
+}
+
+/// As [`simulate_shared_until`], reporting starts and ends to `observer` and keeping the
+/// per-job records (tests of the replay's invariants).
+///
+/// # Errors
+/// [`Halt`].
+pub fn simulate_shared_observed<O: Observer>(
+    scenario: &Scenario,
+    stream: &JobStream,
+    policy: usize,
+    replication: u64,
+    background: &Background,
+    observer: &mut O,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<SimOutput, Halt> {
+    if stop() {
+        return Err(Halt::Cancelled);
+    }
+    let replay = Shared::Replay { bg: background, next: vec![0; stream.jobs.len()] };
+    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, observer, replay);
+    w.run_checked(None, stop)?;
+    Ok(w.finish_with(true))
 }
 
 /// As [`simulate`], reporting every start and end to `observer`.
@@ -278,7 +350,7 @@ pub fn simulate_until<O: Observer>(
     if stop() {
         return Err(Halt::Cancelled);
     }
-    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, observer);
+    let mut w = World::new(scenario, &scenario.policies[policy], &stream.jobs, replication, observer, Shared::Exact);
     w.run_checked(budget, stop)?;
     Ok(w.finish_with(true))
 }
@@ -294,7 +366,14 @@ fn unwrap_halt<T>(r: Result<T, Halt>) -> T {
 }
 
 impl<'a, O: Observer> World<'a, O> {
-    fn new(scn: &'a Scenario, policy: &'a Policy, jobs: &'a [Job], replication: u64, obs: &'a mut O) -> Self {
+    fn new(
+        scn: &'a Scenario,
+        policy: &'a Policy,
+        jobs: &'a [Job],
+        replication: u64,
+        obs: &'a mut O,
+        shared: Shared<'a>,
+    ) -> Self {
         let days = scn.window_days();
         let window = (scn.warmup, scn.horizon);
         let st = jobs
@@ -394,6 +473,7 @@ impl<'a, O: Observer> World<'a, O> {
                     (ask, j.gpus)
                 }),
             ),
+            shared,
         };
         w.init_capacity();
         w
@@ -467,7 +547,7 @@ impl<'a, O: Observer> World<'a, O> {
                     .cluster
                     .queued_jobs()
                     .map(|q| f64::from(q.gpus) * self.st[q.job as usize].remaining as f64)
-                    .sum();
+                    .sum::<f64>();
                 self.tally.backlog_days = work / (f64::from(self.cluster.total()) * DAY as f64);
             }
             other => {
@@ -573,6 +653,9 @@ impl<'a, O: Observer> World<'a, O> {
         let q = QueuedJob { job: j, gpus: job.gpus, walltime: self.walltime_request(j), group: job.group };
         let req = self.request(j);
         self.cluster.enqueue(self.now, q, req);
+        if !job.group && matches!(self.shared, Shared::Replay { .. }) {
+            self.pin(j);
+        }
     }
 
     /// Takes a queued job out of the campus queue (or out of its start delay); false if
@@ -600,23 +683,7 @@ impl<'a, O: Observer> World<'a, O> {
         let mut started = std::mem::take(&mut self.started);
         self.cluster.schedule(self.now, &mut started);
         for q in started.drain(..) {
-            let s = &mut self.st[q.job as usize];
-            debug_assert_eq!(s.status, Status::CampusQueued, "invariant: only queued jobs start");
-            if s.first_start == SimTime::MAX {
-                s.first_start = self.now;
-            }
-            s.waited += self.now - s.queued_since;
-            s.status = Status::CampusRunning;
-            s.place = Place::Campus;
-            s.segment = s.remaining.min(q.walltime);
-            s.walltime_end = self.now + q.walltime;
-            s.seg_start = self.now;
-            s.end_at = self.now + s.segment;
-            self.events.push(self.now + s.segment, Event::CampusEnd(q.job));
-            self.obs.started(self.now, q.job, Place::Campus, q.gpus);
-            if let Some(nodes) = self.cluster.allocation(q.job) {
-                self.obs.placed(self.now, q.job, nodes);
-            }
+            self.campus_started(q);
         }
         self.started = started;
         if let Some(r) = self.cluster.reservation() {
@@ -627,6 +694,32 @@ impl<'a, O: Observer> World<'a, O> {
         {
             self.next_tick = t;
             self.events.push(t, Event::CampusTick);
+        }
+    }
+
+    /// Books a job (segment) the cluster has just started.
+    fn campus_started(&mut self, q: QueuedJob) {
+        let s = &mut self.st[q.job as usize];
+        debug_assert_eq!(s.status, Status::CampusQueued, "invariant: only queued jobs start");
+        if s.first_start == SimTime::MAX {
+            s.first_start = self.now;
+        }
+        s.waited += self.now - s.queued_since;
+        s.status = Status::CampusRunning;
+        s.place = Place::Campus;
+        s.segment = s.remaining.min(q.walltime);
+        s.walltime_end = self.now + q.walltime;
+        s.seg_start = self.now;
+        s.end_at = self.now + s.segment;
+        self.events.push(self.now + s.segment, Event::CampusEnd(q.job));
+        self.obs.started(self.now, q.job, Place::Campus, q.gpus);
+        if let Some(nodes) = self.cluster.allocation(q.job) {
+            self.obs.placed(self.now, q.job, nodes);
+            if let Shared::Record(rec) = &mut self.shared
+                && !self.jobs[q.job as usize].group
+            {
+                rec.started(q.job, self.now, nodes);
+            }
         }
     }
 

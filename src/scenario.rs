@@ -9,6 +9,7 @@
 pub mod assumptions;
 pub mod calendar;
 pub mod calibration;
+pub mod campus_model;
 pub mod capacity;
 pub mod class_metrics;
 pub mod dist;
@@ -33,7 +34,7 @@ pub use model::{
     Partition, Policy, Priority, Rule, Scenario, Target, Timing,
 };
 pub use trace_source::TraceSource;
-pub use validate::{GROUP_ACCOUNT, OTHERS_ACCOUNT};
+pub use validate::{GROUP_ACCOUNT, MAX_REPLICATIONS, OTHERS_ACCOUNT, too_many_replications};
 
 use std::path::Path;
 
@@ -212,6 +213,16 @@ impl Scenario {
         self
     }
 
+    /// The scenario with its campus model set (`--campus-model`; `None`: as written),
+    /// recorded in its resolved form (`run.toml`) too.
+    pub fn with_campus_model(mut self, model: Option<raw::CampusModel>) -> Scenario {
+        if let Some(m) = model {
+            self.campus_model = m;
+            self.raw.simulation.campus_model = Some(m);
+        }
+        self
+    }
+
     /// A stable 64-bit hash (FNV-1a) of the resolved scenario, to tell runs apart and to
     /// refuse resuming into results of a different scenario.
     pub fn hash(&self) -> u64 {
@@ -265,6 +276,25 @@ impl Scenario {
 }
 
 impl ScenarioError {
+    /// The error's parts for a front end that shows them apart (Python's `ScenarioError`
+    /// attributes): the file, the line, the key (any of them may be unknown) and the
+    /// message alone. A syntax error's line is the one the TOML parser names ("TOML parse
+    /// error at line 3, column 5").
+    pub fn parts(&self) -> (Option<String>, Option<usize>, Option<String>, String) {
+        match self {
+            ScenarioError::Read { path, cause } => (Some(path.clone()), None, None, format!("could not read: {cause}")),
+            ScenarioError::Syntax { file, message } => {
+                let line = message
+                    .find("line ")
+                    .and_then(|at| message[at + 5..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok());
+                (Some(file.clone()), line, None, message.clone())
+            }
+            ScenarioError::Invalid { file, line, key, message } => {
+                (Some(file.clone()).filter(|f| !f.is_empty()), *line, Some(key.clone()), message.clone())
+            }
+        }
+    }
+
     /// Adds the file name and, when the text is known, the line of the key.
     fn locate(self, file: &str, text: Option<&str>) -> ScenarioError {
         match self {
@@ -275,4 +305,50 @@ impl ScenarioError {
             other => other,
         }
     }
+}
+
+/// Scenario text with dotted keys set (`[("campus.nodes", "32")]`), each value typed like
+/// the key it replaces, as a sweep sets them, then checked again as a whole: the new text
+/// and its scenario. `origin` is the text as the user wrote it (before any earlier edit):
+/// the rewritten text has other line numbers, so an error names the key's line in
+/// `origin`, and a parse error (a key that does not exist) the keys given here instead of
+/// a line of the rewritten text.
+///
+/// # Errors
+/// `text` does not parse, a key or value is not allowed, or the edited scenario is invalid.
+pub fn with_values(
+    text: &str,
+    origin: &str,
+    file: &str,
+    values: &[(String, String)],
+) -> Result<(String, Scenario), ScenarioError> {
+    let mut doc: toml::Table =
+        toml::from_str(text).map_err(|e| ScenarioError::Syntax { file: file.to_string(), message: e.to_string() })?;
+    for (key, value) in values {
+        keys::set_path(&mut doc, key, value).map_err(|e| ScenarioError::Invalid {
+            file: file.to_string(),
+            line: None,
+            key: key.clone(),
+            message: e.to_string(),
+        })?;
+    }
+    let text = toml::to_string(&doc).map_err(|e| ScenarioError::Invalid {
+        file: file.to_string(),
+        line: None,
+        key: String::new(),
+        message: e.to_string(),
+    })?;
+    let scenario = Scenario::from_toml_str(&text, file).map_err(|e| match e {
+        ScenarioError::Invalid { key, message, .. } => {
+            ScenarioError::Invalid { file: file.to_string(), line: locate::line_of(origin, &key), key, message }
+        }
+        ScenarioError::Syntax { message, .. } => ScenarioError::Invalid {
+            file: file.to_string(),
+            line: None,
+            key: values.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", "),
+            message: message.lines().last().unwrap_or_default().to_string(),
+        },
+        other => other,
+    })?;
+    Ok((text, scenario))
 }

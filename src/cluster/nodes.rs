@@ -31,11 +31,12 @@ use std::collections::VecDeque;
 
 use super::job_map::JobMap;
 use super::limits::Limits;
-use super::placement::{Allocation, Nodes, Shape};
+use super::placement::{Allocation, Nodes};
 use super::plan::Plan;
 use super::priority::PriorityState;
 use super::queue::{Key, Queue, Waiting, Walk};
 use super::request::{QueuedJob, Request};
+use crate::scenario::shape::Shape;
 
 mod exact_pass;
 mod reserved;
@@ -126,6 +127,9 @@ pub struct NodeCluster {
     dirty_backfill: bool,
     /// Nodes that are down (failed or drained) and until when: `(node, until)`.
     down: Vec<(u32, SimTime)>,
+    /// Waiting jobs that may not start before a time ([`NodeCluster::pin`]; empty
+    /// outside the shared background's replays).
+    pins: JobMap<SimTime>,
 }
 
 impl NodeCluster {
@@ -178,6 +182,7 @@ impl NodeCluster {
             main_blockers: Vec::new(),
             dirty_backfill: false,
             down: Vec::new(),
+            pins: JobMap::default(),
         }
     }
 
@@ -283,6 +288,22 @@ impl NodeCluster {
         }
     }
 
+    /// Forbids the schedulers to start a waiting job before `not_before`. Until then it is
+    /// an ordinary waiting job (it blocks its partition when it does not fit, backfill
+    /// reserves it where the plan puts it, the forecast plans it) except where a scheduler
+    /// would start it early: there it is passed over, neither started nor blocking nor
+    /// reserved. The shared background's replay of a recorded start (`engine/shared.rs`):
+    /// the other groups' jobs stay visible to the group's jobs, with their priority and
+    /// reservations, and none starts before the reference run started it.
+    pub fn pin(&mut self, job: u32, not_before: SimTime) {
+        self.pins.insert(job, not_before);
+    }
+
+    /// Whether a waiting job is pinned past `now` (see [`NodeCluster::pin`]).
+    fn pinned(&self, job: u32, now: SimTime) -> bool {
+        !self.pins.is_empty() && self.pins.get(&job).is_some_and(|&t| t > now)
+    }
+
     /// Submits deferred jobs of an account while it is under `MaxSubmit`.
     fn release_deferred(&mut self, now: SimTime, account: u16) {
         while self.limits.may_submit(account) {
@@ -304,6 +325,9 @@ impl NodeCluster {
 
     /// Removes a waiting job (overflow to the cloud). False if it is not waiting.
     pub fn withdraw(&mut self, now: SimTime, job: u32) -> bool {
+        if !self.pins.is_empty() {
+            self.pins.remove(&job);
+        }
         if let Some(w) = self.queue.remove(job) {
             self.forget(&w);
             self.limits.withdrawn(w.req.account);
@@ -384,6 +408,9 @@ impl NodeCluster {
         // A start can put a blocker's account at its limit: then it is skipped, not
         // blocking, and a main pass may start the job behind it.
         self.main_settled = false;
+        if !self.pins.is_empty() {
+            self.pins.remove(&w.q.job);
+        }
         self.accrue(now);
         self.nodes.take(&alloc);
         let held: u32 = alloc.iter().map(|a| a.1).sum();
@@ -494,6 +521,9 @@ impl NodeCluster {
         blocked.clear();
         blocked.resize(self.max_per_node.len(), false);
         self.main_blockers.resize(blocked.len(), Key::FIRST);
+        // A pass that met a pinned job does not settle: the pin ends with time, not with
+        // a change the settled check watches.
+        let mut pin_blocked = false;
         let mut walk = self.walk_from_front();
         while let Some(a) = walk.next() {
             if self.busy == self.total || blocked.iter().all(|&b| b) {
@@ -508,7 +538,17 @@ impl NodeCluster {
                 walk.skip(&self.queue, a, self.open(a));
                 continue;
             }
+            let pinned = self.pinned(w.q.job, now);
+            pin_blocked |= pinned;
+            // Pinned and able to start now: passed over, not blocking (blocking would keep
+            // GPUs idle that the exact model's background would fill, and delay the group's
+            // jobs behind it; docs/VALIDATION.md "Shared background" measured both rules).
+            if pinned && !self.maintenance_blocks(now, w.q.walltime) && self.place_now(now, &w).is_some() {
+                walk.skip(&self.queue, a, self.open(a));
+                continue;
+            }
             if !self.maintenance_blocks(now, w.q.walltime)
+                && !pinned
                 && let Some(alloc) = self.place_now(now, &w)
             {
                 walk.take(&mut self.queue, a); // the cursor now points at the next
@@ -520,7 +560,7 @@ impl NodeCluster {
             self.main_blockers[p] = w.key();
             walk.skip(&self.queue, a, self.open(a));
         }
-        self.main_settled = blocked.iter().all(|&b| b) && self.time_limits.is_empty();
+        self.main_settled = blocked.iter().all(|&b| b) && self.time_limits.is_empty() && !pin_blocked;
         self.scratch_blocked = blocked;
         self.walk = walk;
     }
@@ -543,7 +583,10 @@ impl NodeCluster {
             {
                 continue;
             }
-            if !self.maintenance_blocks(now, w.q.walltime) && self.place_now(now, w).is_some() {
+            if !self.maintenance_blocks(now, w.q.walltime)
+                && !self.pinned(w.q.job, now)
+                && self.place_now(now, w).is_some()
+            {
                 return true;
             }
             blocked[p] = true;

@@ -13,7 +13,7 @@
 //! best fit is the lowest node of the first non-empty count from k up.
 
 use crate::scenario::NodeGroup;
-pub use crate::scenario::shape::Shape;
+use crate::scenario::shape::Shape;
 
 /// One node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

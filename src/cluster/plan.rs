@@ -24,8 +24,9 @@ mod tests;
 
 use std::sync::Arc;
 
-use super::placement::{Allocation, Node, Shape};
+use super::placement::{Allocation, Node};
 use crate::scenario::recurring::TimeLimits;
+use crate::scenario::shape::Shape;
 use crate::units::SimTime;
 use steps::{Steps, add, earliest_at_least, earliest_at_least_until, earliest_where_sum, set_to_zero, value_at};
 

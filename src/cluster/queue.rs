@@ -3,8 +3,8 @@
 
 use std::collections::VecDeque;
 
-use super::placement::Shape;
 use super::request::{QueuedJob, Request};
+use crate::scenario::shape::Shape;
 use crate::units::SimTime;
 
 /// A waiting job.

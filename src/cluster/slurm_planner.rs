@@ -50,9 +50,10 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::placement::{Allocation, Node, Shape};
+use super::placement::{Allocation, Node};
 use super::plan::Ask;
 use crate::scenario::recurring::{NodeWindows, TimeLimits};
+use crate::scenario::shape::Shape;
 use crate::units::SimTime;
 
 /// select/cons_tres's first will-run window (seconds): fixed in Slurm 22.05, not a setting.

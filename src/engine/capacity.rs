@@ -23,7 +23,7 @@
 //!   same users.
 
 use super::queue::Event;
-use super::{Observer, Place, Status, World};
+use super::{Observer, Place, Shared, Status, World};
 use crate::rng::{Purpose, SimRng, patience_key, stream};
 use crate::units::{HOUR, SimTime, hours_to_secs};
 
@@ -286,10 +286,23 @@ impl<O: Observer> World<'_, O> {
         if !p.any() {
             return true;
         }
-        let balks = p.balk_gpu_hours.is_some_and(|limit| {
-            let ahead = self.cluster.queued_gpu_secs();
-            ahead / HOUR as f64 > limit
-        }) || p.balk_wait.is_some_and(|w| self.predicted_start_after(j, self.now.saturating_add(w)));
+        let balks = match &self.shared {
+            // The replay's queue lacks the other groups' waiting jobs: their balking is
+            // the reference run's (the group's own balking makes a scenario run exact).
+            Shared::Replay { bg, .. } if !job.group => bg.balked(j),
+            _ => {
+                p.balk_gpu_hours.is_some_and(|limit| {
+                    let ahead = self.cluster.queued_gpu_secs();
+                    ahead / HOUR as f64 > limit
+                }) || p.balk_wait.is_some_and(|w| self.predicted_start_after(j, self.now.saturating_add(w)))
+            }
+        };
+        if let Shared::Record(rec) = &mut self.shared
+            && balks
+            && !job.group
+        {
+            rec.balked(j);
+        }
         if balks {
             self.cap.balked += u64::from(window);
             let s = &mut self.st[j as usize];

@@ -3,8 +3,9 @@
 //! Apart from the event loop because it runs once, after it.
 
 use super::{JobRecord, Observer, SimOutput, World};
+use crate::metric::Metric;
 use crate::metrics::class::ClassTally;
-use crate::metrics::{Daily, Metric, RunMetrics, wait_stats};
+use crate::metrics::{Daily, RunMetrics, wait_stats};
 use crate::units::{HOUR, SimTime, secs_to_hours};
 
 impl<O: Observer> World<'_, O> {

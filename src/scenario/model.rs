@@ -5,12 +5,13 @@
 use super::calendar::Calendar;
 use super::dist::Sampler;
 use super::raw::{
-    BillingMode, BudgetPeriod, FairshareAlgorithm, JobKind, Placement, PolicyKind, RawScenario, SchedulerKind, WhenFull,
+    BillingMode, BudgetPeriod, FairshareAlgorithm, Placement, PolicyKind, RawScenario, SchedulerKind, WhenFull,
 };
 use super::requests::Requests;
 use super::trace_source::TraceSource;
 use super::{capacity, labels};
 use crate::date::Date;
+use crate::job::JobKind;
 use crate::units::SimTime;
 
 /// A checked scenario, ready to simulate. Built only by [`Scenario::load`],
@@ -64,6 +65,9 @@ pub struct Scenario {
     /// A `burstsim calibrate` header on top of the file whose fingerprint no longer
     /// matches the file's values (copied or edited since): warned about before a run.
     pub stale_calibration_header: Option<super::fingerprint::StaleHeader>,
+    /// The campus model asked for (`simulation.campus_model`, `--campus-model`); the one
+    /// in force is [`crate::scenario::campus_model::effective`]'s.
+    pub campus_model: super::raw::CampusModel,
 }
 
 /// The campus cluster.

@@ -5,8 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::job::JobKind;
-
 mod background;
 mod calendar;
 mod campus;
@@ -20,11 +18,11 @@ pub use background::{RawBackground, RawTrace, TraceBlock, TraceDraw, TraceMode, 
 pub use calendar::{RawSeason, RawWindow, SeasonOverlap};
 pub use campus::{
     BfPlanner, FairshareAlgorithm, Placement, PriorityKind, RawAccount, RawCampus, RawDrain, RawMultifactor,
-    RawNodeFailures, RawNodeGroup, RawOutages, RawPartition, SchedulerKind,
+    RawNodeFailures, RawNodeGroup, RawOutages, RawPartition, RawTimeLimit, SchedulerKind,
 };
 pub use cloud::{BillingMode, Granularity, RawCloud, RawMonths, RawOffer, RawSpeed};
 pub use policy::{BudgetPeriod, PolicyKind, RawBudget, RawPolicy, RawRule, WhenFull};
-pub use simulation::RawSimulation;
+pub use simulation::{CampusModel, RawSimulation};
 pub use workload::{RawJobClass, RawRequests, RawWorkload, default_walltime_factor};
 
 /// The whole file.

@@ -40,6 +40,14 @@ pub const MAX_HORIZON_DAYS: f64 = 3650.0;
 /// and intervals (a few KB for the default), so 10^5 is already hundreds of MB; and at
 /// 10^5 a 95% interval is 100 times narrower than at 10, finer than any input is known.
 pub const MAX_REPLICATIONS: u32 = 100_000;
+
+/// The refusal of a replication count above [`MAX_REPLICATIONS`]: `what` names the count
+/// as the user gave it (`1000000000` for a key, `--replications 1000000000` on the command
+/// line, `replications=1000000000` in Python). One text for every way of asking, so no
+/// front end passes what a scenario file may not (issue 45 item 4).
+pub fn too_many_replications(what: &str) -> String {
+    format!("{what} is not allowed; give at most {MAX_REPLICATIONS} (each replication's values are kept in memory)")
+}
 /// Most jobs one replication may submit (memory: about 130 bytes per job).
 pub const MAX_JOBS_PER_REPLICATION: f64 = 5e7;
 /// Backfill reservations per pass by default (docs/ARCHITECTURE.md, "How many jobs get a
@@ -177,13 +185,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         );
     }
     if sim.replications > MAX_REPLICATIONS {
-        return bad(
-            "simulation.replications",
-            format!(
-                "{} is not allowed; give at most {MAX_REPLICATIONS} (each replication's values are kept in memory)",
-                sim.replications
-            ),
-        );
+        return bad("simulation.replications", too_many_replications(&sim.replications.to_string()));
     }
     if let Some(t) = sim.ci_target
         && !(t.is_finite() && t > 0.0 && t < 1.0)
@@ -195,12 +197,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
     }
     let max_replications = sim.max_replications.unwrap_or(sim.replications.max(1000));
     if max_replications > MAX_REPLICATIONS {
-        return bad(
-            "simulation.max_replications",
-            format!(
-                "{max_replications} is not allowed; give at most {MAX_REPLICATIONS} (each replication's values are kept in memory)"
-            ),
-        );
+        return bad("simulation.max_replications", too_many_replications(&max_replications.to_string()));
     }
     if max_replications < sim.replications {
         return bad(
@@ -445,6 +442,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         names: super::labels::DisplayNames::from_raw(&resolved),
         raw: resolved,
         stale_calibration_header: None,
+        campus_model: sim.campus_model.unwrap_or_default(),
     };
     crate::scenario::sensitivity::check(&scenario).map_err(|(key, message)| Invalid { key, message })?;
     Ok(scenario)

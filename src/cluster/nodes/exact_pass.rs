@@ -75,7 +75,10 @@ impl NodeCluster {
                 if tested > self.max_job_test {
                     break;
                 }
-                if !self.maintenance_blocks(now, w.q.walltime) && self.nodes.fits(w.req.partition, w.shape) {
+                if !self.maintenance_blocks(now, w.q.walltime)
+                    && !self.pinned(w.q.job, now)
+                    && self.nodes.fits(w.req.partition, w.shape)
+                {
                     found = true;
                     break;
                 }
@@ -110,7 +113,9 @@ impl NodeCluster {
             // later ones are only tested for a start now that delays none of those.
             let found = if reserved < self.reservations { plan.earliest(&ask) } else { plan.start_now(&ask) };
             match found {
-                Some((t, alloc)) if t == now && self.time_limits.may_start(now, w.q.walltime) => {
+                Some((t, alloc))
+                    if t == now && self.time_limits.may_start(now, w.q.walltime) && !self.pinned(w.q.job, now) =>
+                {
                     plan.reserve(t, &alloc, &ask);
                     walk.take(&mut self.queue, a); // the cursor now points at the next
                     self.start(now, &w, alloc, started);
@@ -120,6 +125,8 @@ impl NodeCluster {
                     walk.refresh(&self.queue, a, self.open(a));
                     continue;
                 }
+                // Pinned and able to start now: passed over, no reservation (`NodeCluster::pin`).
+                Some((t, _)) if t == now && self.pinned(w.q.job, now) => {}
                 Some((t, alloc)) => {
                     plan.reserve(t, &alloc, &ask);
                     reserved += 1;

@@ -41,6 +41,8 @@ impl NodeCluster {
             tested += 1;
             let ask = self.ask(&w);
             match plan.earliest(&ask, reserved >= self.reservations) {
+                // Pinned and able to start now: passed over, no reservation (`NodeCluster::pin`).
+                Some((t, _)) if t == now && self.pinned(w.q.job, now) => {}
                 Some((t, alloc)) if t == now => {
                     plan.started(&alloc, now.saturating_add(w.q.walltime), u64::from(w.q.job));
                     walk.take(&mut self.queue, a); // the cursor now points at the next

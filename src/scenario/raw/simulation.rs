@@ -38,6 +38,33 @@ pub struct RawSimulation {
     /// `classes.csv` (default: 1, 4 and 24 h).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report_wait_thresholds_h: Option<Vec<f64>>,
+    /// How the other groups' campus is simulated for each policy (default `exact`; see
+    /// [`CampusModel`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub campus_model: Option<CampusModel>,
+}
+
+/// How the other groups' campus is simulated for each policy (issue 42).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CampusModel {
+    /// Every policy's year simulated jointly with the other groups' jobs: the reference.
+    #[default]
+    Exact,
+    /// The other groups' campus simulated once per replication, in the baseline policy's
+    /// exact run, and replayed for the other policies (`engine/shared.rs`); scenarios the
+    /// check has not covered run exact (`scenario::campus_model`).
+    Shared,
+}
+
+impl CampusModel {
+    /// The value as `simulation.campus_model` spells it.
+    pub fn key(self) -> &'static str {
+        match self {
+            CampusModel::Exact => "exact",
+            CampusModel::Shared => "shared",
+        }
+    }
 }
 
 fn default_replications() -> u32 {
