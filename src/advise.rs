@@ -15,7 +15,9 @@
 //! replication share them (common random numbers), so their differences are sharp.
 
 mod choices;
+pub mod correction;
 mod forward;
+pub mod table;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -71,6 +73,9 @@ pub struct Options {
     pub confidence: f64,
     /// The hourly offer to rent (by name); `None`: the one cheapest to rent now.
     pub offer: Option<String>,
+    /// A widening of the start intervals learned by a backtest ([`correction`]); `None`:
+    /// the replications' intervals alone (too narrow on real logs: docs/ADVISE.md).
+    pub correction: Option<correction::Correction>,
 }
 
 impl Default for Options {
@@ -83,6 +88,7 @@ impl Default for Options {
             deadline_s: None,
             confidence: 0.9,
             offer: None,
+            correction: None,
         }
     }
 }
@@ -205,6 +211,23 @@ pub struct StartDistribution {
     pub p90_s: Option<f64>,
     /// Mean (`None` when any replication did not start the job).
     pub mean_s: Option<f64>,
+    /// The 50%, 80% and 95% intervals widened by [`Options::correction`] (empty without
+    /// one): what a backtest found they must be to hold out of sample.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub corrected: Vec<CorrectedInterval>,
+}
+
+/// A central interval of the start widened by a learned [`correction::Correction`].
+#[derive(Clone, Debug, Serialize)]
+pub struct CorrectedInterval {
+    /// Nominal level (0.5, 0.8, 0.95).
+    pub level: f64,
+    /// Lower end, seconds after the snapshot (`None`: beyond the horizon).
+    pub low_s: Option<f64>,
+    /// Upper end (`None`: beyond the horizon or unbounded).
+    pub high_s: Option<f64>,
+    /// Calibration probes the correction was learned from.
+    pub probes: usize,
 }
 
 /// The chance of having started within some hours.
@@ -267,42 +290,10 @@ pub fn advise(
     options: &Options,
     now: i64,
 ) -> Result<Advice, AdviseError> {
-    let mut probe = probe.clone();
-    let mut slurm_estimate_s = None;
-    if let Some(id) = &probe.job_id {
-        let job = snapshot
-            .pending
-            .iter()
-            .find(|j| &j.id == id)
-            .ok_or_else(|| AdviseError::Probe(format!("job {id} is not pending in the snapshot")))?;
-        slurm_estimate_s = job.estimated_start.map(|t| t - snapshot.taken_at);
-        probe.priority = Some(job.priority);
-    }
-    if probe.gpus == 0 {
-        return Err(AdviseError::Probe("the job asks for 0 GPUs; advise is for GPU jobs (--gpus 1 or more)".into()));
-    }
-    if probe.runtime_s < 1 || probe.walltime_s < probe.runtime_s {
-        return Err(AdviseError::Probe(format!(
-            "the expected runtime ({} s) must be at least 1 s and at most the time limit ({} s)",
-            probe.runtime_s, probe.walltime_s
-        )));
-    }
-    let accounts: Vec<String> = scenario.campus.accounts.iter().map(|a| a.name.clone()).collect();
-    let request = Request {
-        gpus: probe.gpus,
-        nodes: probe.nodes,
-        partition: probe.partition.clone(),
-        account: probe.account.clone().unwrap_or_default(),
-    };
-    let known = if probe.account.is_some() { accounts } else { vec![String::new()] };
-    snapshot.check_request(&request, &known)?;
-
+    let (probe, slurm_estimate_s) = resolve(snapshot, scenario, probe)?;
     let fwd =
         forward::Forward::new(snapshot, scenario, &probe, options.replications, options.seed, options.horizon_days)?;
-    let starts: Vec<Option<u64>> = (0..u64::from(options.replications.max(1)))
-        .into_par_iter()
-        .map(|r| fwd.probe_start(r))
-        .collect::<Result<_, _>>()?;
+    let starts = replicate(&fwd, options)?;
     let offer = choices::pick_offer(fwd.scenario(), &probe, options)?;
     let choices = choices::evaluate(fwd.scenario(), &probe, options, &starts, offer);
     let recommended = options.deadline_s.and_then(|_| choices::cheapest_meeting(&choices, options.confidence));
@@ -338,7 +329,7 @@ pub fn advise(
             ahead,
             left_out: fwd.left_out,
         },
-        start: distribution(&starts),
+        start: distribution(&starts, options.correction.as_ref()),
         slurm_estimate_s,
         choices,
         deadline_s: options.deadline_s,
@@ -348,8 +339,69 @@ pub fn advise(
     })
 }
 
-/// The start distribution of the replications' starts (`None`: not started).
-fn distribution(starts: &[Option<u64>]) -> StartDistribution {
+/// The probe's start in each replication of [`advise`]'s forward simulation, seconds
+/// after the snapshot (`None`: not started within the horizon), in replication order:
+/// the sample [`StartDistribution`] summarises, for a backtest that scores quantiles
+/// other than the three advise prints (`crate::backtest`). The same checks,
+/// seeds and replications as [`advise`], so the two agree replication by replication.
+///
+/// # Errors
+/// As [`advise`].
+pub fn start_samples(
+    snapshot: &Snapshot,
+    scenario: &Scenario,
+    probe: &Probe,
+    options: &Options,
+) -> Result<Vec<Option<u64>>, AdviseError> {
+    let (probe, _) = resolve(snapshot, scenario, probe)?;
+    let fwd =
+        forward::Forward::new(snapshot, scenario, &probe, options.replications, options.seed, options.horizon_days)?;
+    replicate(&fwd, options)
+}
+
+/// The probe as simulated (its priority from the snapshot when it is already queued) and
+/// Slurm's estimate for it, after checking it against the snapshot and the scenario.
+fn resolve(snapshot: &Snapshot, scenario: &Scenario, probe: &Probe) -> Result<(Probe, Option<i64>), AdviseError> {
+    let mut probe = probe.clone();
+    let mut slurm_estimate_s = None;
+    if let Some(id) = &probe.job_id {
+        let job = snapshot
+            .pending
+            .iter()
+            .find(|j| &j.id == id)
+            .ok_or_else(|| AdviseError::Probe(format!("job {id} is not pending in the snapshot")))?;
+        slurm_estimate_s = job.estimated_start.map(|t| t - snapshot.taken_at);
+        probe.priority = Some(job.priority);
+    }
+    if probe.gpus == 0 {
+        return Err(AdviseError::Probe("the job asks for 0 GPUs; advise is for GPU jobs (--gpus 1 or more)".into()));
+    }
+    if probe.runtime_s < 1 || probe.walltime_s < probe.runtime_s {
+        return Err(AdviseError::Probe(format!(
+            "the expected runtime ({} s) must be at least 1 s and at most the time limit ({} s)",
+            probe.runtime_s, probe.walltime_s
+        )));
+    }
+    let accounts: Vec<String> = scenario.campus.accounts.iter().map(|a| a.name.clone()).collect();
+    let request = Request {
+        gpus: probe.gpus,
+        nodes: probe.nodes,
+        partition: probe.partition.clone(),
+        account: probe.account.clone().unwrap_or_default(),
+    };
+    let known = if probe.account.is_some() { accounts } else { vec![String::new()] };
+    snapshot.check_request(&request, &known)?;
+    Ok((probe, slurm_estimate_s))
+}
+
+/// The probe's start in each replication, in parallel and collected in order.
+fn replicate(fwd: &forward::Forward, options: &Options) -> Result<Vec<Option<u64>>, AdviseError> {
+    (0..u64::from(options.replications.max(1))).into_par_iter().map(|r| fwd.probe_start(r)).collect()
+}
+
+/// The start distribution of the replications' starts (`None`: not started), with the
+/// intervals widened by `correction` when there is one.
+fn distribution(starts: &[Option<u64>], correction: Option<&correction::Correction>) -> StartDistribution {
     let n = starts.len();
     let started: Vec<f64> = starts.iter().flatten().map(|&s| s as f64).collect();
     // Quantiles over all n replications, those that never started counting as +∞: a
@@ -373,5 +425,19 @@ fn distribution(starts: &[Option<u64>]) -> StartDistribution {
         median_s: quantile(0.5),
         p90_s: quantile(0.9),
         mean_s: (started.len() == n && n > 0).then(|| started.iter().sum::<f64>() / n as f64),
+        corrected: correction
+            .map(|c| {
+                correction::LEVELS
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &level)| {
+                        let (lo, hi) = correction::central_interval(&all, level);
+                        let (lo, hi) = c.apply(k, lo, hi);
+                        let finite = |x: f64| Some(x).filter(|x| x.is_finite());
+                        CorrectedInterval { level, low_s: finite(lo), high_s: finite(hi), probes: c.probes }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }

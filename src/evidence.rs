@@ -3,7 +3,8 @@
 //! ([`fit`], with [`mle`] and [`infer`]), test the fit on the half of the log it never
 //! saw ([`holdout`]; within one policy regime under a site's documented rules,
 //! [`rules_holdout`], with [`site_rules`]), and calibrate a scenario's unmeasured inputs to the waits a group
-//! observed ([`calibrate`]).
+//! observed ([`calibrate`]). Scoring `advise` on a log's own jobs out of sample
+//! stands above `advise`, in [`crate::backtest`].
 //!
 //! Reading the logs is below the scenario ([`crate::trace`]); everything here runs the
 //! engine (or, for `fit`, writes a scenario), so it stands above the engine and the sweep.

@@ -213,6 +213,13 @@ impl Forward {
             for class in &mut bg.classes {
                 class.partition = None;
             }
+            // The rates are the base scenario's (set below); as a mean over a stage's few
+            // hours `offered_load` would be refused when a class's own hour-of-week profile
+            // is 0 throughout them (a fitted request band at night), so the stage states
+            // the load outside seasons, which validation takes as it is.
+            if let Some(load) = bg.offered_load.take() {
+                bg.offered_load_outside_seasons = Some(load);
+            }
         }
         raw.workload.classes.clear();
         raw.workload.seasons.clear();

@@ -4,7 +4,7 @@
 //! sacct export), by simulation.
 //!
 //! A calibration is a small sweep with an objective: every candidate point is the
-//! scenario file with the fitted keys set by [`crate::sweep::set_path`], checked like any
+//! scenario file with the fitted keys set by [`crate::scenario::keys::set_path`], checked like any
 //! scenario, and simulated by the same engine on the same replications (common random
 //! numbers), so neighbouring points differ only by their inputs and the objective is
 //! smooth enough for a derivative-free search ([`search`]). The objective is
@@ -19,6 +19,13 @@
 //!
 //! Only the policy the group runs today (the baseline, normally campus-only) is simulated:
 //! the observations were made under it.
+//!
+//! **Out of sample by construction.** The search simulates its years on replications
+//! [`FIRST_CALIBRATION_REPLICATION`]`..+n`, a stream no `run`, `sweep`, band or validation
+//! reaches (they all count replications from 0 in a `u32`, at most
+//! [`crate::scenario::MAX_REPLICATIONS`]). After the fit, the calibrated scenario is
+//! simulated once more on replications `0..n`, the years `burstsim run` reports, which the
+//! fit never saw: [`Residual::fresh`], the figure a reviewer asks for.
 
 pub mod observe;
 pub mod sacct;
@@ -31,11 +38,23 @@ use std::path::Path;
 use serde::Deserialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
 
+use crate::scenario::keys::set_path;
 use crate::scenario::raw::RawScenario;
 use crate::scenario::{Scenario, ScenarioError};
-use crate::sweep::{SweepError, set_path};
+use crate::sweep::SweepError;
 pub use observe::Simulated;
 pub use spec::{FitInput, Observation, Spec};
+
+/// The first replication of a calibration's own simulated years: 2³², beyond any
+/// replication a `run`, `sweep`, band or validation simulates (they count from 0 in a
+/// `u32` and validation allows at most [`crate::scenario::MAX_REPLICATIONS`]), so the
+/// years the fit sees are never the years a run of the calibrated file reports. Each
+/// stream is derived from (seed, replication, purpose) ([`crate::rng::derive_seed`]), so
+/// these are independent years of the same seed.
+pub const FIRST_CALIBRATION_REPLICATION: u64 = 1 << 32;
+
+const _: () = assert!(FIRST_CALIBRATION_REPLICATION > u32::MAX as u64);
+const _: () = assert!(FIRST_CALIBRATION_REPLICATION > crate::scenario::MAX_REPLICATIONS as u64);
 
 /// A calibration that cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -97,8 +116,14 @@ pub struct Fitted {
 pub struct Residual {
     /// The observation.
     pub observation: Observation,
-    /// Its simulated value at the best point (`None`: no simulated year had a job in it).
+    /// Its simulated value at the best point, on the calibration's own years
+    /// ([`FIRST_CALIBRATION_REPLICATION`]; `None`: no simulated year had a job in it).
     pub simulated: Option<Simulated>,
+    /// Its value in the calibrated scenario (the values written, an input not identified
+    /// at the file's value) on fresh years: replications `0..n`, those `burstsim run`
+    /// simulates, which the fit never saw (`None`: not simulated, after an interruption,
+    /// or fewer than two years with a job in it).
+    pub fresh: Option<Simulated>,
     /// Met: |z| within the normal quantile of the confidence level.
     pub met: bool,
 }
@@ -137,6 +162,9 @@ pub struct Calibration {
     pub stopped: bool,
     /// Name of the simulated policy.
     pub policy: String,
+    /// The calibrated scenario was simulated on fresh years (replications `0..n`): false
+    /// only after an interruption.
+    pub fresh_checked: bool,
 }
 
 impl Calibration {
@@ -175,14 +203,34 @@ pub fn point_scenario(
     base: &Path,
     file: &str,
 ) -> Result<Scenario, CalibrateError> {
+    let values: Vec<Option<&str>> = values.iter().map(|v| Some(v.as_str())).collect();
+    scenario_with(doc, spec, &values, base, file)
+}
+
+/// As [`point_scenario`], setting only the inputs with a value (`None`: the keys keep the
+/// file's values, as the calibrated file keeps an input not identified).
+fn scenario_with(
+    doc: &toml::Table,
+    spec: &Spec,
+    values: &[Option<&str>],
+    base: &Path,
+    file: &str,
+) -> Result<Scenario, CalibrateError> {
     let mut doc = doc.clone();
     for (input, v) in spec.inputs.iter().zip(values) {
+        let Some(v) = v else { continue };
         for key in &input.keys {
             set_path(&mut doc, key, v).map_err(SweepError::from)?;
         }
     }
-    let label =
-        || spec.inputs.iter().zip(values).map(|(i, v)| format!("{}={v}", i.name)).collect::<Vec<_>>().join(", ");
+    let label = || {
+        spec.inputs
+            .iter()
+            .zip(values)
+            .map(|(i, v)| format!("{}={}", i.name, v.unwrap_or("(as in the file)")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let raw = RawScenario::deserialize(toml::Value::Table(doc)).map_err(|e| CalibrateError::InvalidPoint {
         point: label(),
         problem: ScenarioError::Syntax { file: file.into(), message: e.to_string().trim_end().to_string() },
@@ -252,7 +300,13 @@ impl Simulations<'_> {
                         return Some(f64::INFINITY);
                     }
                 };
-                let years = observe::simulate_years(&scn, 0, spec.replications, &spec.observations);
+                let years = observe::simulate_years(
+                    &scn,
+                    0,
+                    FIRST_CALIBRATION_REPLICATION,
+                    spec.replications,
+                    &spec.observations,
+                );
                 let simulated = years
                     .iter()
                     .zip(&spec.observations)
@@ -399,7 +453,7 @@ pub fn run(
     // scales belongs to the interval, not only those of the last search.
     let threshold = outcome.evaluations[best].objective + delta;
     let inside: Vec<&Point> = points.iter().filter(|p| p.objective <= threshold).collect();
-    let fitted = spec
+    let fitted: Vec<Fitted> = spec
         .inputs
         .iter()
         .enumerate()
@@ -432,13 +486,31 @@ pub fn run(
             }
         })
         .collect();
+    let stopped = outcome.stopped || interrupted;
+    // The check a reviewer asks for: the calibrated scenario, as written, on the years
+    // `run` reports (replications 0..n), none of which the fit saw.
+    let fresh_checked = !stopped && !stop();
+    let fresh: Vec<Option<Simulated>> = if !fresh_checked {
+        vec![None; spec.observations.len()]
+    } else {
+        // As the calibrated file writes them: a fitted value with 4 significant digits
+        // (the value simulated), an input not identified as the file has it.
+        let written: Vec<Option<String>> =
+            fitted.iter().map(|f| f.identified.then(|| round_value(f.value).1)).collect();
+        let written: Vec<Option<&str>> = written.iter().map(Option::as_deref).collect();
+        let scn = scenario_with(doc, &spec, &written, base, file)?;
+        let years = observe::simulate_years(&scn, 0, 0, spec.replications, &spec.observations);
+        years.iter().zip(&spec.observations).map(|(y, o)| observe::simulated(y, o.value, o.tolerance)).collect()
+    };
     let residuals = spec
         .observations
         .iter()
         .zip(sims)
-        .map(|(o, s)| Residual {
+        .zip(fresh)
+        .map(|((o, s), fresh)| Residual {
             observation: o.clone(),
             simulated: *s,
+            fresh,
             met: s.is_some_and(|s| s.z(o.value).abs() <= z_met),
         })
         .collect();
@@ -451,8 +523,9 @@ pub fn run(
         delta,
         budget_cut_search: outcome.budget_cut_search,
         intervals_cut: outcome.intervals_cut,
-        stopped: outcome.stopped || interrupted,
+        stopped,
         policy,
+        fresh_checked,
     })
 }
 

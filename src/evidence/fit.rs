@@ -71,9 +71,10 @@ mod arrivals;
 use arrivals::{arrival_profile, profile_cell, seasons};
 
 use super::mle::{self, Fit};
-use super::replay::{ReplayOptions, Units, to_jobs};
+use super::replay::{ReplayOptions, to_jobs};
 use crate::date::Date;
 use crate::job::Job;
+use crate::trace::convert::Units;
 use crate::trace::{Trace, TraceInfo};
 use crate::units::{DAY, SimTime};
 

@@ -12,12 +12,12 @@
 //! window (all background jobs: the fitted scenario has no group of its own).
 
 use super::fit::{FitError, FitOptions, LogFit, fit, write::to_toml};
-use super::replay::Units;
 use super::replay::{ReplayOptions, WaitStats, to_jobs};
 use crate::engine::simulate;
 use crate::scenario::Scenario;
 use crate::stats::{Summary, summarize};
 use crate::trace::Trace;
+use crate::trace::convert::Units;
 use crate::units::{DAY, SimTime};
 use crate::workload::JobStream;
 

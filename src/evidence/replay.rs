@@ -32,7 +32,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::stats::percentile_sorted;
 use crate::trace::Trace;
 use crate::trace::convert::{self, Conversion};
-pub use crate::trace::convert::{Converted, Estimates, Units};
+use crate::trace::convert::{Converted, Estimates, Units};
 use crate::units::{DAY, SimTime};
 use crate::workload::JobStream;
 

@@ -26,12 +26,13 @@
 
 use rand::RngExt;
 
-use super::replay::{Converted, Replay, ReplayError, ReplayOptions, replay_converted, to_jobs};
+use super::replay::{Replay, ReplayError, ReplayOptions, replay_converted, to_jobs};
 use crate::date::Date;
 use crate::job::exact_factor;
 use crate::rng::{Purpose, stream};
 use crate::scenario::recurring::{self, Days, LimitRule, TimeLimits};
 use crate::trace::Trace;
+use crate::trace::convert::Converted;
 use crate::units::{DAY, HOUR, SimTime};
 
 /// Largest shift of a submission by input shaking, seconds (the log's one-minute

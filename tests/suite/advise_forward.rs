@@ -336,3 +336,51 @@ fn a_draining_node_runs_its_jobs_but_offers_no_gpus_to_new_ones() {
     assert_eq!(adv.campus.left_out, 2);
     assert!(adv.start.p10_s.unwrap() > 0.0, "n3 and n4 are full: the job waits for their jobs");
 }
+
+/// A fitted scenario's request band brings its own hour-of-week profile, which can be 0
+/// for hours on end (no short job at night). The forward simulation's first stage covers
+/// only the snapshot's day up to a few hours after it; with `offered_load` read as a mean
+/// over that window such a class was refused ("the season multipliers are 0 over the whole
+/// measured window"), so advise could not answer at those hours (found by the backtest).
+#[test]
+fn a_class_whose_own_profile_is_zero_for_the_snapshots_day_does_not_stop_the_advice() {
+    let mut raw = scenario(0.3).raw;
+    let night_owls = {
+        let mut c = raw.background.as_ref().unwrap().classes[0].clone();
+        c.name = "not-on-tuesdays".into();
+        // 2025-12-02, the snapshot's day, is a Tuesday: hours 24–47 of the week.
+        c.hourly_profile = Some((0..168).map(|h| if (24..48).contains(&h) { 0.0 } else { 1.0 }).collect());
+        c
+    };
+    raw.background.as_mut().unwrap().classes.push(night_owls);
+    let scn = Scenario::from_raw(raw).expect("the scenario itself validates over its whole day");
+    let a = advise(&snapshot(""), &scn, &probe(1, 600), &options(4), TAKEN).expect("advise answers");
+    assert_eq!(a.start.median_s, Some(0.0), "an idle campus starts the job at once");
+}
+
+#[test]
+fn a_correction_widens_the_start_intervals_on_the_log_scale_and_only_when_given() {
+    use burstsim::advise::correction::{Correction, log_scale};
+    let q: String = (1..=4).map(|i| running(i, 8, 20, 30)).collect();
+    let raw = advise(&snapshot(&q), &scenario(0.9), &probe(8, 600), &options(40), TAKEN).unwrap();
+    assert!(raw.start.corrected.is_empty());
+    let json = serde_json::to_value(&raw).unwrap();
+    assert!(json["start"].get("corrected").is_none(), "no correction, no key: {json}");
+    let c = Correction { source: "test".into(), probes: 120, offset_s: 60.0, widen: [0.2, 1.0, f64::INFINITY] };
+    let o = Options { correction: Some(c.clone()), ..options(40) };
+    let adv = advise(&snapshot(&q), &scenario(0.9), &probe(8, 600), &o, TAKEN).unwrap();
+    // The same replications: the raw figures do not move.
+    assert_eq!((adv.start.p10_s, adv.start.p90_s), (raw.start.p10_s, raw.start.p90_s));
+    let c80 = &adv.start.corrected[1];
+    assert_eq!((c80.level, c80.probes), (0.8, 120));
+    let (p10, p90) = (raw.start.p10_s.unwrap(), raw.start.p90_s.unwrap());
+    let (lo, hi) = (c80.low_s.unwrap(), c80.high_s.unwrap());
+    // Each end moved by e^1 on ln(wait + 60).
+    assert!((log_scale(p90, 60.0) + 1.0 - log_scale(hi, 60.0)).abs() < 1e-9, "{p90} → {hi}");
+    assert!(lo == 0.0 || (log_scale(p10, 60.0) - 1.0 - log_scale(lo, 60.0)).abs() < 1e-9, "{p10} → {lo}");
+    assert!(lo <= p10 && hi > p90);
+    // Too few probes for 95%: unbounded above, from 0.
+    assert_eq!((adv.start.corrected[2].low_s, adv.start.corrected[2].high_s), (Some(0.0), None));
+    let table = burstsim::advise::table::table(&adv, &probe(8, 600), burstsim::i18n::Lang::En);
+    assert!(table.contains("widened by the backtest's correction (120 probes)"), "{table}");
+}

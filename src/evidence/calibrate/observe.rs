@@ -1,7 +1,8 @@
 //! What one candidate point predicts for the observations: the scenario is simulated by
-//! the engine on replications `0..n` (the same job streams at every point: common random
-//! numbers), and each observation's statistic is computed from the per-job records of
-//! each simulated year. The experiment runner folds records away into metrics, so the
+//! the engine on replications `first..first + n` (the same job streams at every point:
+//! common random numbers; a calibration's own years start at
+//! [`super::FIRST_CALIBRATION_REPLICATION`], the fresh-years check at 0), and each
+//! observation's statistic is computed from the per-job records of each simulated year. The experiment runner folds records away into metrics, so the
 //! replications are run here with the same engine calls (`JobStream::generate`, then
 //! `engine::simulate`), in parallel and collected in replication order: the numbers do
 //! not depend on the thread count.
@@ -89,10 +90,16 @@ pub fn year_statistics(scenario: &Scenario, jobs: &[Job], records: &[JobRecord],
         .collect()
 }
 
-/// Simulates `policy` of `scenario` on replications `0..replications` and returns, per
-/// observation, its value in each year (replication order).
-pub fn simulate_years(scenario: &Scenario, policy: usize, replications: u32, obs: &[Observation]) -> Vec<Vec<f64>> {
-    let years: Vec<Vec<f64>> = (0..u64::from(replications))
+/// Simulates `policy` of `scenario` on replications `first..first + replications` and
+/// returns, per observation, its value in each year (replication order).
+pub fn simulate_years(
+    scenario: &Scenario,
+    policy: usize,
+    first: u64,
+    replications: u32,
+    obs: &[Observation],
+) -> Vec<Vec<f64>> {
+    let years: Vec<Vec<f64>> = (first..first + u64::from(replications))
         .into_par_iter()
         .map(|r| {
             let stream = JobStream::generate(scenario, r);

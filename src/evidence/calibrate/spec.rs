@@ -2,11 +2,11 @@
 //! observations with the window and the jobs they describe. Every refusal is a
 //! [`ScenarioError::Invalid`] with the file, the line, the key and what is allowed.
 
-use crate::metrics::class::ALL_CLASSES;
 use crate::scenario::calibration::{RawCalibration, RawFit, RawObserved};
+use crate::scenario::class_metrics::ALL_CLASSES;
+use crate::scenario::keys::get_number;
 use crate::scenario::locate::line_of;
 use crate::scenario::{Scenario, ScenarioError};
-use crate::sweep::get_number;
 use crate::units::SimTime;
 
 /// Evaluations when `budget` is not given.

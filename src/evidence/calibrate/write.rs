@@ -128,6 +128,15 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
             o.tolerance,
             if r.met { "" } else { "  NOT MET" }
         );
+        let _ = writeln!(head, "#     {}", fresh_words(cal, r));
+    }
+    if cal.fresh_checked {
+        let _ = writeln!(
+            head,
+            "#   (simulated: on the calibration's own years, replications from 2^32, which no run reaches;\n\
+             #   fresh years: this file on replications 0 to {}, the years `burstsim run` reports, unseen by the fit)",
+            cal.spec.replications - 1
+        );
     }
     let body = without_calibration_header(&body);
     // What the header vouches for: a copy of this file edited later is warned about.
@@ -141,6 +150,25 @@ pub fn calibrated_toml(text: &str, cal: &Calibration, source: &str) -> String {
     }
     head.push('\n');
     head + body
+}
+
+/// One observation's value on fresh years in words, for the header: the calibrated
+/// scenario on replications `0..n` (the years `run` reports), which the fit never saw.
+fn fresh_words(cal: &Calibration, r: &super::Residual) -> String {
+    if !cal.fresh_checked {
+        return "fresh years: not simulated (interrupted)".into();
+    }
+    match &r.fresh {
+        Some(s) => format!(
+            "fresh years (0 to {}): {:.2} h (95% CI {:.2} to {:.2}), {:+.1} scales from the observation",
+            cal.spec.replications - 1,
+            s.summary.mean,
+            s.summary.low(),
+            s.summary.high(),
+            s.z(r.observation.value)
+        ),
+        None => "fresh years: fewer than two years with a job in it".into(),
+    }
 }
 
 /// What a reader must know about each fitted input beyond its interval, one line each:
@@ -217,10 +245,13 @@ pub fn fitted_csv(cal: &Calibration) -> String {
 
 /// `calibration_residuals.csv`: one row per observation at the best point. `residual` is
 /// in hours; `residual_log`, `scale_log` and `z` are on the scale the objective uses,
-/// ln(hours + tolerance) ([`super::observe::Simulated`]).
+/// ln(hours + tolerance) ([`super::observe::Simulated`]). These are on the calibration's
+/// own years; the `fresh_` columns are the calibrated scenario on fresh years
+/// (replications `0..n`, those `run` reports; empty when not simulated).
 pub fn residuals_csv(cal: &Calibration) -> String {
     let mut out = String::from(
-        "observation,statistic,unit,observed,tolerance,simulated_mean,ci95_low,ci95_high,year_std_dev,replications,residual,residual_log,scale_log,z,met\n",
+        "observation,statistic,unit,observed,tolerance,simulated_mean,ci95_low,ci95_high,year_std_dev,replications,residual,residual_log,scale_log,z,met,\
+         fresh_mean,fresh_ci95_low,fresh_ci95_high,fresh_year_std_dev,fresh_replications,fresh_z\n",
     );
     for r in &cal.residuals {
         let o = &r.observation;
@@ -241,9 +272,21 @@ pub fn residuals_csv(cal: &Calibration) -> String {
                 (nan, nan, nan, nan, summarize(&[]).n, nan, nan, nan, nan)
             }
         };
+        let fresh = match &r.fresh {
+            Some(f) => format!(
+                "{},{},{},{},{},{}",
+                f.summary.mean,
+                f.summary.low(),
+                f.summary.high(),
+                f.summary.std_dev,
+                f.summary.n,
+                f.z(o.value)
+            ),
+            None => ",,,,,".into(),
+        };
         let _ = writeln!(
             out,
-            "{},{},h,{},{},{mean},{lo},{hi},{sd},{n},{res},{gap},{scale},{z},{}",
+            "{},{},h,{},{},{mean},{lo},{hi},{sd},{n},{res},{gap},{scale},{z},{},{fresh}",
             csv_field(&o.label),
             o.statistic.name(),
             o.value,
