@@ -20,7 +20,7 @@
 //!
 //! ## Example
 //! ```
-//! use burstsim::{scenario::Scenario, workload::JobStream, engine::simulate, metrics::Metric};
+//! use burstsim::{scenario::Scenario, workload::JobStream, engine::simulate, metric::Metric};
 //! let scenario = Scenario::embedded_default();
 //! let jobs = JobStream::generate(&scenario, 0);
 //! let out = simulate(&scenario, &jobs, 0, 0);
@@ -37,6 +37,7 @@
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod advise;
+pub mod backtest;
 pub mod bench;
 pub mod cloud;
 pub mod cluster;
@@ -60,6 +61,7 @@ pub mod sweep;
 pub mod target;
 pub mod trace;
 pub mod units;
+pub mod usecase;
 pub mod validation;
 pub mod workload;
 pub mod write;

@@ -47,7 +47,7 @@ __all__ = [
     "__version__",
 ]
 
-# The files of the CSV contract a run writes (docs in README.md "Outputs").
+# The files of the CSV contract a run writes (docs/OUTPUTS.md).
 RUN_FILES = ("summary", "paired", "classes", "seasons", "replications", "timeseries", "waits", "class_waits")
 
 Progress = Union[bool, None, Callable[[int, int], Any]]

@@ -1,7 +1,7 @@
-//! `burstsim._burstsim`: the Rust side of the Python package. It calls the burstsim
-//! library exactly as the command line does (the same functions, in the same order) and
-//! hands Python plain data: CSV text, folder paths, strings and numbers. The pandas,
-//! tqdm and notebook glue lives in `python/burstsim/__init__.py`.
+//! `burstsim._burstsim`: the Rust side of the Python package. It calls the library's use
+//! cases (`burstsim::usecase`), the same ones the command line calls, and hands Python
+//! plain data: CSV text, folder paths, strings and numbers. The pandas, tqdm and notebook
+//! glue lives in `python/burstsim/__init__.py`.
 //!
 //! Long work runs on a worker thread with the GIL released; the calling thread wakes
 //! every 50 ms, takes the GIL, runs Python's signal handlers (Ctrl-C raises
@@ -10,16 +10,18 @@
 //! exception is raised once the worker has returned.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use burstsim::experiment::{self, Results, Stopping, Summaries};
-use burstsim::output::{self, csv::Encoding, table, warnings};
-use burstsim::plot::{Lang, PlotOptions};
+use burstsim::i18n::Lang;
+use burstsim::output::csv::Encoding;
+use burstsim::output::printable::printable;
+use burstsim::plot::PlotOptions;
 use burstsim::scenario::{self, ScenarioError as LibScenarioError};
-use burstsim::sensitivity::{self, Band};
-use burstsim::sweep::{self, Sweep, recommend, store};
-use burstsim::target::Target;
+use burstsim::sweep::{self, recommend};
+use burstsim::usecase::run::{RunOptions, RunOutcome, RunRequest, Source};
+use burstsim::usecase::sweep::{SweepEnd, SweepOptions, SweepRequest, SweepSource};
+use burstsim::usecase::{self, Counter, Front};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -31,37 +33,33 @@ create_exception!(
     "A scenario that cannot be used: .file, .line, .key, .message."
 );
 
+/// An error's text as the CLI prints it: messages quote users' files, so NUL, escape,
+/// bidirectional and zero-width characters are shown as `\u{…}` escapes (the CLI's
+/// `burstsim::output::printable`), never raw in a traceback or a notebook cell.
+fn shown(text: &str) -> String {
+    printable(text).into_owned()
+}
+
 /// Turns a library scenario error into `ScenarioError` with `file`, `line`, `key` and
-/// `message` attributes (any of the first three may be None).
+/// `message` attributes (any of the first three may be None), each escaped as the CLI
+/// escapes its error text.
 fn scenario_err(py: Python<'_>, e: &LibScenarioError) -> PyErr {
-    let (file, line, key, message) = match e {
-        LibScenarioError::Read { path, cause } => (Some(path.clone()), None, None, format!("could not read: {cause}")),
-        LibScenarioError::Syntax { file, message } => (Some(file.clone()), toml_line(message), None, message.clone()),
-        LibScenarioError::Invalid { file, line, key, message } => {
-            (Some(file.clone()).filter(|f| !f.is_empty()), *line, Some(key.clone()), message.clone())
-        }
-    };
-    let err = ScenarioError::new_err(e.to_string());
+    let (file, line, key, message) = e.parts();
+    let err = ScenarioError::new_err(shown(&e.to_string()));
     let value = err.value(py);
-    let _ = value.setattr("file", file);
+    let _ = value.setattr("file", file.as_deref().map(shown));
     let _ = value.setattr("line", line);
-    let _ = value.setattr("key", key);
-    let _ = value.setattr("message", message);
+    let _ = value.setattr("key", key.as_deref().map(shown));
+    let _ = value.setattr("message", shown(&message));
     err
 }
 
-/// The line the TOML parser names ("TOML parse error at line 3, column 5").
-fn toml_line(message: &str) -> Option<usize> {
-    let rest = &message[message.find("line ")? + 5..];
-    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
-}
-
 fn value_err(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    PyValueError::new_err(shown(&e.to_string()))
 }
 
 fn runtime_err(e: impl std::fmt::Display) -> PyErr {
-    PyRuntimeError::new_err(e.to_string())
+    PyRuntimeError::new_err(shown(&e.to_string()))
 }
 
 /// A checked scenario and the TOML text it came from.
@@ -106,40 +104,8 @@ impl Scenario {
     /// A copy with dotted keys set (`[("campus.nodes", "32")]`), each value typed like
     /// the key it replaces, as a sweep sets them; checked again as a whole.
     fn with_values(&self, py: Python<'_>, values: Vec<(String, String)>) -> PyResult<Scenario> {
-        let mut doc: toml::Table = toml::from_str(&self.text).map_err(value_err)?;
-        for (key, value) in &values {
-            sweep::set_path(&mut doc, key, value).map_err(|e| {
-                let err = LibScenarioError::Invalid {
-                    file: self.file.clone(),
-                    line: None,
-                    key: key.clone(),
-                    message: e.to_string(),
-                };
-                scenario_err(py, &err)
-            })?;
-        }
-        let text = toml::to_string(&doc).map_err(runtime_err)?;
-        // The rewritten text has other line numbers than the user's file: an error names
-        // the key's line in the file as read, and a parse error (a key that does not
-        // exist) the keys given here instead of a line of the rewritten text.
-        let inner = scenario::Scenario::from_toml_str(&text, &self.file).map_err(|e| {
-            let e = match e {
-                LibScenarioError::Invalid { key, message, .. } => LibScenarioError::Invalid {
-                    file: self.file.clone(),
-                    line: scenario::locate::line_of(&self.origin, &key),
-                    key,
-                    message,
-                },
-                LibScenarioError::Syntax { message, .. } => LibScenarioError::Invalid {
-                    file: self.file.clone(),
-                    line: None,
-                    key: values.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", "),
-                    message: message.lines().last().unwrap_or_default().to_string(),
-                },
-                other => other,
-            };
-            scenario_err(py, &e)
-        })?;
+        let (text, inner) =
+            scenario::with_values(&self.text, &self.origin, &self.file, &values).map_err(|e| scenario_err(py, &e))?;
         Ok(Scenario { text, file: self.file.clone(), origin: self.origin.clone(), inner })
     }
 
@@ -191,41 +157,34 @@ impl Scenario {
     }
 }
 
-fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        if n == 0 {
-            return Err(value_err("threads=0 is not allowed; give at least 1"));
-        }
-        b = b.num_threads(n);
+/// A use case's failure as a Python exception: a scenario's as `ScenarioError`, other
+/// bad input as `ValueError`, a failure of the work as `RuntimeError`.
+fn usecase_err(py: Python<'_>, e: usecase::Error) -> PyErr {
+    match e {
+        usecase::Error::Scenario(s) => scenario_err(py, &s),
+        usecase::Error::Sweep(sweep::SweepError::InvalidPoint { problem, .. }) => scenario_err(py, &problem),
+        e @ usecase::Error::Key(_) => value_err(e),
+        e if e.is_bad_input() => value_err(e),
+        e => runtime_err(e),
     }
-    b.build().map_err(runtime_err)
 }
 
-/// Runs `work` on a worker thread inside `pool` with the GIL released. `work` gets a
-/// tick (one unit of progress done) and a stop poll. Every 50 ms the calling thread
-/// runs Python's signal handlers and calls `progress(done, total)` when `done` moved;
-/// an exception from either stops the work and is raised when it has returned.
+/// Runs `work` on a worker thread with the GIL released. `work` gets a [`Counter`] to
+/// report to and a stop poll. Every 50 ms the calling thread runs Python's signal
+/// handlers and calls `progress(done, total)` when either moved; an exception from
+/// either stops the work and is raised when it has returned.
 fn watched<T: Send>(
     py: Python<'_>,
-    pool: &rayon::ThreadPool,
-    total: u64,
     progress: Option<Py<PyAny>>,
-    work: impl FnOnce(&(dyn Fn() + Sync), &(dyn Fn() -> bool + Sync)) -> T + Send,
+    work: impl FnOnce(&Counter, &(dyn Fn() -> bool + Sync)) -> T + Send,
 ) -> PyResult<T> {
-    let done = AtomicU64::new(0);
+    let counter = Counter::default();
     let stop = AtomicBool::new(false);
     let mut pending: Option<PyErr> = None;
     let outcome = py.detach(|| {
         std::thread::scope(|s| {
-            let worker = s.spawn(|| {
-                let tick = || {
-                    done.fetch_add(1, Ordering::Relaxed);
-                };
-                let poll = || stop.load(Ordering::Relaxed);
-                pool.install(|| work(&tick, &poll))
-            });
-            let mut shown = u64::MAX;
+            let worker = s.spawn(|| work(&counter, &|| stop.load(Ordering::Relaxed)));
+            let mut shown = (u64::MAX, u64::MAX);
             let mut report = |last: bool| {
                 Python::attach(|py| {
                     if pending.is_none()
@@ -234,10 +193,10 @@ fn watched<T: Send>(
                         pending = Some(e);
                         stop.store(true, Ordering::Relaxed);
                     }
-                    let d = done.load(Ordering::Relaxed);
-                    if let (Some(cb), true) = (&progress, d != shown || last) {
-                        shown = d;
-                        if let Err(e) = cb.call1(py, (d, total)) {
+                    let now = counter.read();
+                    if let (Some(cb), true) = (&progress, now != shown || last) {
+                        shown = now;
+                        if let Err(e) = cb.call1(py, now) {
                             pending.get_or_insert(e);
                             stop.store(true, Ordering::Relaxed);
                         }
@@ -259,24 +218,9 @@ fn watched<T: Send>(
     outcome.map_err(|_| runtime_err("burstsim panicked; this is a bug, please report it"))
 }
 
-fn targets_from(specs: &[String], scenario: &scenario::Scenario) -> PyResult<Vec<Target>> {
-    let targets =
-        specs.iter().map(|t| burstsim::target::parse_target(t).map_err(value_err)).collect::<PyResult<Vec<_>>>()?;
-    burstsim::target::check_classes(&targets, &scenario.class_names()).map_err(value_err)?;
-    Ok(targets)
-}
-
 /// A finished run: the results and everything written from them.
 #[pyclass(frozen, module = "burstsim._burstsim")]
-struct Run {
-    scenario: scenario::Scenario,
-    results: Results,
-    summaries: Summaries,
-    stopping: Stopping,
-    warnings: Vec<warnings::Warning>,
-    targets: Vec<Target>,
-    band: Option<Band>,
-}
+struct Run(RunOutcome);
 
 /// `burstsim run`: the scenario's replications (or its sequential rule), then, when
 /// `sensitivity`, the band. Progress counts replications, then the band's replications.
@@ -295,47 +239,25 @@ fn run(
     sensitivity_replications: Option<u32>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Run> {
-    if replications == Some(0) {
-        return Err(value_err("replications=0 is not allowed; run at least 1 (20 or more for useful intervals)"));
-    }
-    if sensitivity_replications == Some(0) {
-        return Err(value_err("sensitivity_replications=0 is not allowed; give at least 1 (or sensitivity=False)"));
-    }
-    let cli_rule = if ci_target.is_empty() {
-        None
-    } else {
-        Some(experiment::sequential::parse_ci_targets(&ci_target).map_err(value_err)?)
+    let options = RunOptions {
+        seed,
+        replications,
+        targets,
+        ci_target,
+        sensitivity,
+        sensitivity_replications,
+        threads,
+        campus_model: None,
     };
-    let scn = scenario.inner.clone().with_overrides(seed, replications);
-    let targets = targets_from(&targets, &scn)?;
-    let rule = cli_rule.or_else(|| scn.ci_target.map(experiment::Sequential::relative_default));
-    let pool = pool(threads)?;
-    let (enabled, own) = sensitivity::settings(&scn);
-    let inputs = if sensitivity && enabled { sensitivity::spec::inputs(&scn) } else { Vec::new() };
-    let total = match &rule {
-        None => u64::from(scn.replications),
-        Some(_) => u64::from(scn.max_replications),
-    };
-    let (results, stopping) = watched(py, &pool, total, progress.as_ref().map(|p| p.clone_ref(py)), |tick, stop| {
-        experiment::run_until(&scn, rule.as_ref(), tick, stop)
-    })?
-    .map_err(runtime_err)?;
-    if matches!(stopping, Stopping::Interrupted { .. }) {
+    let request = RunRequest::new(Source::Loaded(Box::new(scenario.inner.clone())), &options, Front::Python)
+        .map_err(|e| usecase_err(py, e))?;
+    let outcome = watched(py, progress, |counter, stop| request.run(counter, stop))?.map_err(|e| usecase_err(py, e))?;
+    match outcome {
         // Only a stop we did not ask for; ours raised KeyboardInterrupt above.
-        return Err(runtime_err("the run was interrupted"));
+        None => Err(runtime_err("the run was interrupted")),
+        Some(o) if o.cut_short() => Err(runtime_err("the run was interrupted")),
+        Some(o) => Ok(Run(o)),
     }
-    let band = if inputs.is_empty() {
-        None
-    } else {
-        let n = sensitivity::replications_per_level(sensitivity_replications, own, results.replications.len());
-        let extra = sensitivity::extra_replications(inputs.len(), n as usize);
-        let t = sensitivity::targets(&scn, &targets);
-        watched(py, &pool, extra, progress, |tick, stop| sensitivity::run(&scn, &results, &inputs, t, n, tick, stop))?
-            .map_err(runtime_err)?
-    };
-    let summaries = Summaries::new(&scn, &results);
-    let warns = warnings::collect(&scn, &results, &stopping);
-    Ok(Run { scenario: scn, results, summaries, stopping, warnings: warns, targets, band })
 }
 
 fn lang(code: &str) -> PyResult<Lang> {
@@ -358,33 +280,14 @@ fn plot_dir(py: Python<'_>, dir: PathBuf, lang_code: &str) -> PyResult<(PathBuf,
     Ok((out.charts_dir, out.charts.into_iter().map(|c| c.name).collect(), out.report_html, out.warnings))
 }
 
-fn csv_text(bytes: Vec<u8>) -> PyResult<String> {
-    String::from_utf8(bytes).map_err(runtime_err)
-}
-
 #[pymethods]
 impl Run {
     /// The CSV text of one file of the output contract: summary, paired, classes,
     /// seasons, replications, timeseries, waits, class_waits, risk (with targets),
     /// sensitivity (with the band).
     fn csv(&self, name: &str) -> PyResult<String> {
-        let (s, r, m) = (&self.scenario, &self.results, &self.summaries);
-        let bytes = match (name, &self.band) {
-            ("summary", _) => output::csv::summary_csv(m),
-            ("paired", _) => output::csv::paired_csv(m),
-            ("classes", _) => output::csv::classes_csv(m),
-            ("seasons", _) => output::csv::seasons_csv(m),
-            ("replications", _) => output::csv::replications_csv(s, r),
-            ("timeseries", _) => output::csv::timeseries_csv(s, r),
-            ("waits", _) => output::csv::waits_csv(s, r),
-            ("class_waits", _) => output::csv::class_waits_csv(s, r),
-            ("risk", _) if !self.targets.is_empty() => {
-                output::csv::risk_csv(&self.targets, &experiment::risk::policy_risks(s, r, &self.targets))
-            }
-            ("sensitivity", Some(band)) => sensitivity::band::csv(band),
-            (other, _) => return Err(value_err(format!("no file '{other}.csv' in this run"))),
-        };
-        csv_text(bytes)
+        let bytes = self.0.csv(name).ok_or_else(|| value_err(format!("no file '{name}.csv' in this run")))?;
+        String::from_utf8(bytes).map_err(runtime_err)
     }
 
     /// Writes the run's folder as `burstsim run --out DIR` does: run.toml and the CSVs
@@ -393,84 +296,39 @@ impl Run {
     /// unless `charts` is false, the charts and report.html/report.md. Returns warnings.
     #[pyo3(signature = (dir, force = false, charts = true, excel = false))]
     fn write(&self, py: Python<'_>, dir: PathBuf, force: bool, charts: bool, excel: bool) -> PyResult<Vec<String>> {
-        use burstsim::write::{atomic_write, lock::OutputLock, occupied};
-        let mut notes = Vec::new();
-        let lock = OutputLock::exclusive(&dir, "run").map_err(value_err)?;
-        if let Some(n) = lock.notice() {
-            notes.push(n.to_string());
-        }
-        occupied::claim_run(&dir, self.scenario.hash(), "run", force).map_err(value_err)?;
-        let encoding = Encoding::excel(excel);
-        let io = |e: std::io::Error| runtime_err(e);
-        output::write_run_encoded(
-            &dir,
-            &self.scenario,
-            &self.results,
-            &self.summaries,
-            &self.stopping,
-            &self.warnings,
-            encoding,
-        )
-        .map_err(io)?;
-        let risk = dir.join("risk.csv");
-        if self.targets.is_empty() {
-            let _ = std::fs::remove_file(&risk);
-        } else {
-            atomic_write(&risk, &encoding.encode(self.csv("risk")?.into_bytes())).map_err(io)?;
-        }
-        let band = dir.join("sensitivity.csv");
-        match &self.band {
-            None => {
-                let _ = std::fs::remove_file(&band);
-            }
-            Some(b) => atomic_write(&band, &encoding.encode(sensitivity::band::csv(b))).map_err(io)?,
-        }
-        if charts {
-            let (_, _, _, w) = plot_dir(py, dir.clone(), "en")?;
-            notes.extend(w);
-        }
-        drop(lock);
-        Ok(notes)
+        py.detach(|| self.0.write_folder(&dir, force, charts, Encoding::excel(excel))).map_err(|e| usecase_err(py, e))
     }
 
     /// The terminal table of `burstsim run` (and the band's section, when computed).
     fn table(&self) -> String {
-        let mut out = table::render(&self.scenario, &self.summaries, self.results.replications.len());
-        if !self.targets.is_empty() {
-            let risks = experiment::risk::policy_risks(&self.scenario, &self.results, &self.targets);
-            out.push_str(&table::risk_table(&self.targets, &risks));
-        }
-        if let Some(b) = &self.band {
-            out.push_str(&sensitivity::band::render(b));
-        }
-        out
+        self.0.table(false)
     }
 
     /// The warnings the CLI prints after the run.
     #[getter]
     fn warnings(&self) -> Vec<String> {
-        self.warnings.iter().map(ToString::to_string).collect()
+        self.0.warnings.iter().map(ToString::to_string).collect()
     }
 
     /// Replications run (fewer than asked only under sequential stopping).
     #[getter]
     fn replications_done(&self) -> usize {
-        self.results.replications.len()
+        self.0.results.replications.len()
     }
 
     #[getter]
     fn seed(&self) -> u64 {
-        self.scenario.seed
+        self.0.scenario.seed
     }
 
     #[getter]
     fn scenario_name(&self) -> &str {
-        &self.scenario.name
+        &self.0.scenario.name
     }
 
     /// run.toml's text.
     fn manifest(&self) -> String {
-        output::run_manifest(&self.scenario, &self.results, &self.stopping, &self.warnings)
+        self.0.manifest()
     }
 }
 
@@ -519,98 +377,36 @@ fn run_sweep(
     charts: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<SweepRun> {
-    let sweep_err = |e: sweep::SweepError| match e {
-        sweep::SweepError::InvalidPoint { problem, .. } => Python::attach(|py| scenario_err(py, &problem)),
-        other => value_err(other),
+    let options = SweepOptions {
+        params,
+        decisions,
+        conditions,
+        weights,
+        targets,
+        risk,
+        replications,
+        seed,
+        out: Some(dir.clone()),
+        force,
+        threads,
+        ..SweepOptions::default()
     };
-    let targets =
-        targets.iter().map(|t| recommend::parse_target(t).map_err(value_err)).collect::<PyResult<Vec<_>>>()?;
-    if let Some(r) = risk {
-        if !(r.is_finite() && r > 0.0 && r < 1.0) {
-            return Err(value_err(format!("risk={r} is not allowed; give a chance between 0 and 1, e.g. 0.1")));
-        }
-        if targets.is_empty() {
-            return Err(value_err("risk needs at least one target, e.g. target='wait_p95_h<=2'"));
-        }
-    }
-    let mut sw = Sweep::new(text, file, &params).map_err(sweep_err)?;
-    for key in &decisions {
-        sw.set_role(key, sweep::Role::Decision).map_err(sweep_err)?;
-    }
-    for key in &conditions {
-        sw.set_role(key, sweep::Role::Condition).map_err(sweep_err)?;
-    }
-    for spec in &weights {
-        let (key, w) = sweep::parse_weights(spec).map_err(sweep_err)?;
-        sw.set_weights(&key, w).map_err(sweep_err)?;
-    }
-    if let Some(n) = replications {
-        if n == 0 {
-            return Err(value_err("replications=0 is not allowed"));
-        }
-        sweep::set_path(&mut sw.base, "simulation.replications", &n.to_string()).map_err(value_err)?;
-    }
-    if let Some(s) = seed {
-        sweep::set_path(&mut sw.base, "simulation.seed", &s.to_string()).map_err(value_err)?;
-    }
-    let first = sw.scenario(0).map_err(sweep_err)?;
-    burstsim::target::check_classes(&targets, &first.class_names()).map_err(value_err)?;
-    let lock = burstsim::write::lock::OutputLock::exclusive(&dir, "sweep").map_err(value_err)?;
-    let st = store::Store::open(&dir, &sw, false, force).map_err(value_err)?;
-    let pool = pool(threads)?;
-    let total = sw.points.len();
-    // Progress in policy-replications, as the CLI counts it.
-    let mut planned = std::collections::HashSet::new();
-    let (mut work, mut total_work) = (vec![0u64; total], 0u64);
-    let mut scenarios = Vec::with_capacity(total);
-    for (p, units) in work.iter_mut().enumerate() {
-        let scn = sw.scenario(p).map_err(sweep_err)?;
-        if !st.is_done(p) {
-            let fresh = (0..scn.policies.len()).filter(|&k| planned.insert(sweep::policy_key(&scn, k))).count();
-            *units = fresh as u64;
-            total_work += fresh as u64 * u64::from(scn.replications);
-        }
-        scenarios.push(scn);
-    }
-    let labels: Vec<String> = (0..total).map(|p| sw.label(p)).collect();
-    let finished = watched(py, &pool, total_work, progress, |tick, stop| {
-        let mut cache = std::collections::HashMap::new();
-        let step = AtomicU64::new(0);
-        for (p, scn) in scenarios.iter().enumerate() {
-            if st.is_done(p) {
-                continue;
-            }
-            step.store(work[p], Ordering::Relaxed);
-            let ticks = || {
-                for _ in 0..step.load(Ordering::Relaxed) {
-                    tick();
-                }
-            };
-            match sweep::run_point(scn, &mut cache, &ticks, stop) {
-                Ok(Some(results)) => st.save(p, &labels[p], scn, &results).map_err(|e| e.to_string())?,
-                Ok(None) => return Ok(false),
-                Err(e) => return Err(e.to_string()),
-            }
-        }
-        Ok(true)
-    })?
-    .map_err(runtime_err)?;
-    if !finished {
+    let request =
+        SweepRequest::new(SweepSource::Text { text, file }, &options, Front::Python).map_err(|e| usecase_err(py, e))?;
+    let end = watched(py, progress, |counter, stop| request.run(counter, stop))?.map_err(|e| usecase_err(py, e))?;
+    let SweepEnd::Assembled(done) = end else {
         return Err(runtime_err("the sweep was interrupted"));
-    }
-    let encoding = Encoding::Utf8;
-    let done = sweep::assemble::assemble(&dir, &sw, &st, &first, &targets, risk, encoding).map_err(runtime_err)?;
+    };
     // As `burstsim sweep`: the base scenario kept beside the sweep, then the charts.
-    sweep::assemble::write_base(&dir, &sw.base).map_err(runtime_err)?;
+    done.write_base().map_err(runtime_err)?;
     if charts {
         plot_dir(py, dir.clone(), "en")?;
     }
-    drop(lock);
     let verdict = |v: &recommend::Verdict| (v.policy.clone(), v.label.clone(), v.cost.mean);
-    let rec = done.recommendation.as_ref();
+    let rec = done.assembled.recommendation.as_ref();
     Ok(SweepRun {
         dir,
-        text: done.text,
+        text: done.assembled.text.clone(),
         chosen: rec
             .and_then(|r| r.chosen.as_ref())
             .map(|v| (v.policy.clone(), v.label.clone(), v.cost.mean, v.cost.half_width)),

@@ -9,6 +9,7 @@ import _thread
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -219,3 +220,86 @@ def test_charts_show_inline_in_english_and_chinese(tiny):
     assert "data:image/png;base64," in zh._repr_html_()
     assert zh["cost_vs_wait"].svg != svg  # the labels are Chinese
     assert "<table" in result._repr_html_()
+
+
+def _never_started(done, total):
+    raise AssertionError(f"the work started ({done} of {total})")
+
+
+def test_replications_over_the_limit_are_refused_as_in_a_scenario_file(tiny, tmp_path):
+    # Issue 45 item 4: the file's `replications` was capped, the keyword was not (a run of
+    # 10^9 replications started). Same words as the file's key, named as Python spells it.
+    said = r"replications=100001 is not allowed; give at most 100000 \(each replication's values are kept in memory\)"
+    with pytest.raises(ValueError, match=said):
+        burstsim.run(tiny, replications=100001, progress=_never_started)
+    with pytest.raises(ValueError, match=said):
+        burstsim.sweep(tiny, params={"campus.gpus": [64, 72]}, replications=100001, out=tmp_path / "sw",
+                       progress=_never_started)
+    with pytest.raises(burstsim.ScenarioError, match="simulation.replications: 100001 is not allowed; give at most"):
+        tiny.with_(**{"simulation.replications": 100001})
+
+
+def test_error_text_escapes_nul_and_escape_bytes_as_the_cli_does(tmp_path):
+    # Issue 45 item 4: a NUL and an ESC from the file reached the exception's text raw
+    # (an ESC sequence clears a terminal; a NUL cuts the text in C-based viewers).
+    text = TINY.read_text(encoding="utf-8")
+    cases = {
+        # A key spelled with TOML escapes: the unknown-field error quotes it.
+        "key": text.replace("[campus]\n", '[campus]\n"gp\\u0000us\\u001b[2J" = 1\n', 1),
+        # Raw bytes in a string value: the parser's error quotes the line.
+        "value": text.replace('name = "tiny"', 'name = "ti\x00ny\x1b[2J"', 1),
+    }
+    for what, bad_text in cases.items():
+        bad = tmp_path / f"{what}.toml"
+        bad.write_text(bad_text, encoding="utf-8")
+        with pytest.raises(burstsim.ScenarioError) as info:
+            burstsim.Scenario.from_toml(bad)
+        e = info.value
+        shown = [str(e), e.message, e.key or ""]
+        for raw in ("\x00", "\x1b"):
+            assert all(raw not in s for s in shown), f"{what}: {raw!r} raw in {shown!r}"
+        assert "\\u{0000}" in str(e) and "\\u{001B}" in str(e), f"{what}: {str(e)!r}"
+        # Word for word what `burstsim run` prints after "burstsim: error: ".
+        out = subprocess.run([cli_binary(), "run", bad, "-n", "1", "--out", tmp_path / "o"],
+                             capture_output=True)
+        assert out.returncode == 2
+        assert out.stderr.decode("utf-8").strip() == f"burstsim: error: {e}", what
+
+
+# A default scenario whose job stream takes seconds to draw (ten years at a heavy load),
+# run on one thread; the child prints "started" just before the run.
+_LONG_RUN = """
+import signal, burstsim
+signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited as ignored
+s = burstsim.Scenario.default().with_(**{"simulation.horizon_days": 3650,
+                                          "background.offered_load_outside_seasons": 1.5})
+print("started", flush=True)
+try:
+    burstsim.run(s, replications=2, threads=1, progress=False)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+"""
+
+
+@pytest.mark.parametrize("after", [0.3, 1.0, 6.0])
+def test_sigint_ends_a_long_run_within_a_second_wherever_it_is(after):
+    # Issue 45 item 4: Ctrl-C arrived up to 102 s late. The replications poll the stop
+    # flag; drawing a replication's job stream (seconds for a long horizon) did not, so a
+    # signal then waited for the whole stream. 0.3 s and 1 s in: drawing; 6 s: simulating.
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    child = subprocess.Popen([sys.executable, "-c", _LONG_RUN], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env)
+    try:
+        assert child.stdout.readline().strip() == "started"
+        time.sleep(after)
+        assert child.poll() is None, "the run ended before the signal"
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert out.strip() == "KeyboardInterrupt", (out, err)
+    assert took < 2.0, f"KeyboardInterrupt {took:.2f} s after SIGINT ({after} s into the run)"

@@ -1,411 +1,50 @@
-//! `burstsim advise`: reads (or takes) a snapshot of the live campus, runs the forward
-//! simulation of `burstsim::advise` and prints the answer as a table (English or
-//! Chinese) or one JSON object.
+//! `burstsim advise`: the command line's side of the advise use case
+//! (`burstsim::usecase::advise`: the snapshot, the forward simulation and the answer's
+//! table): its arguments in, the table or JSON out.
 
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
-use anyhow::{Context, Result};
-use burstsim::advise::{Advice, AdviceWarning, ChoiceKind, Options, Probe, advise as run_advice};
+use anyhow::Result;
+use burstsim::i18n::Lang;
 use burstsim::job::JobKind;
-use burstsim::scenario::Scenario;
-use burstsim::trace::snapshot::{self, NODE_FORMAT, QUEUE_FORMAT, Snapshot, parse_duration};
+use burstsim::usecase::advise::{AdviseOptions, AdviseRequest, unix_now};
 
-use crate::args::{AdviseArgs, LangArg};
-use crate::common::UsageError;
+use crate::args::{AdviseArgs, KindArg, LangArg};
 
 /// `burstsim advise`.
 pub fn advise(a: AdviseArgs) -> Result<ExitCode> {
-    let now = unix_now();
-    let snap = take_snapshot(&a, now)?;
-    let scenario = match &a.scenario {
-        Some(p) => Scenario::load(p)?,
-        None => Scenario::embedded_default(),
-    };
-    let probe = probe_of(&a, &snap)?;
-    let deadline_s = a.deadline.as_deref().map(|d| duration("--deadline", d)).transpose()?;
-    if !(a.confidence > 0.0 && a.confidence <= 1.0) {
-        return Err(UsageError(format!("--confidence {} must be in (0, 1]", a.confidence)).into());
-    }
-    if a.replications == 0 {
-        return Err(UsageError("--replications 0: give at least 1".into()).into());
-    }
-    if let Some(bad) = a.wait_hours.iter().find(|h| !(h.is_finite() && **h >= 0.0)) {
-        return Err(UsageError(format!("--wait-hours {bad}: each wait must be 0 or more hours")).into());
-    }
-    let options = Options {
+    let options = AdviseOptions {
+        squeue: a.squeue,
+        sinfo: a.sinfo,
+        taken_at: a.taken_at,
+        gpus: a.gpus,
+        walltime: a.walltime,
+        runtime: a.runtime,
+        nodes: a.nodes,
+        partition: a.partition,
+        account: a.account,
+        priority: a.priority,
+        job_id: a.job_id,
+        kind: match a.kind {
+            KindArg::Cv => JobKind::Cv,
+            KindArg::Transformer => JobKind::Transformer,
+        },
+        data_gb: a.data_gb,
+        scenario: a.scenario,
         replications: a.replications,
-        seed: a.seed.unwrap_or(scenario.seed),
+        seed: a.seed,
         horizon_days: a.horizon_days,
-        waits_h: a.wait_hours.clone(),
-        deadline_s,
+        deadline: a.deadline,
         confidence: a.confidence,
-        offer: a.offer.clone(),
+        offer: a.offer,
+        wait_hours: a.wait_hours,
+        threads: a.threads,
+        correction: a.correction,
     };
-    let pool = crate::common::pool(a.threads)?;
-    let advice = pool
-        .install(|| run_advice(&snap, &scenario, &probe, &options, now))
-        .map_err(|e| UsageError(format!("cannot advise: {e}")))?;
-    let text = if a.json {
-        serde_json::to_string_pretty(&advice).context("could not write the advice as JSON")? + "\n"
-    } else {
-        table(&advice, &probe, a.lang)
-    };
+    let outcome = AdviseRequest::new(&options, unix_now())?.run()?;
+    let text =
+        if a.json { outcome.json()? } else { outcome.table(if a.lang == LangArg::Zh { Lang::Zh } else { Lang::En }) };
     use std::io::Write as _;
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-}
-
-fn duration(flag: &str, text: &str) -> Result<i64> {
-    parse_duration(text).ok_or_else(|| {
-        UsageError(format!(
-            "{flag} '{text}' is not a duration: give Slurm's form (2-00:00:00, 90 minutes as 90) or a number with a unit \
-             (90s, 15m, 36h, 2d)"
-        ))
-        .into()
-    })
-}
-
-/// The snapshot from the files given, or from squeue and sinfo run now.
-fn take_snapshot(a: &AdviseArgs, now: i64) -> Result<Snapshot> {
-    if let (Some(q), Some(n)) = (&a.squeue, &a.sinfo) {
-        return snapshot::read_files(q, n, a.taken_at).map_err(|e| UsageError(e.to_string()).into());
-    }
-    let run = |program: &str, args: &[&str]| -> Result<Vec<u8>> {
-        let out = Command::new(program).args(args).env("SLURM_TIME_FORMAT", "%s").output().map_err(|e| {
-            UsageError(format!(
-                "could not run {program} ({e}): give the snapshot as files with --squeue and --sinfo (docs/ADVISE.md), \
-                 or run advise on a login node where {program} is on the PATH"
-            ))
-        })?;
-        if !out.status.success() {
-            return Err(UsageError(format!(
-                "{program} failed ({}): {}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-            .into());
-        }
-        Ok(out.stdout)
-    };
-    let queue = run("squeue", &["-h", "-t", "PD,R,CG", "-o", QUEUE_FORMAT])?;
-    let nodes = run("sinfo", &["-h", "-N", "-o", NODE_FORMAT])?;
-    snapshot::read_bytes(("squeue", &queue), ("sinfo", &nodes), Some(a.taken_at.unwrap_or(now)))
-        .map_err(|e| UsageError(e.to_string()).into())
-}
-
-/// The job asked about, from the flags (and the snapshot, for `--job-id`).
-fn probe_of(a: &AdviseArgs, snap: &Snapshot) -> Result<Probe> {
-    let queued = a.job_id.as_ref().map(|id| {
-        snap.pending.iter().find(|j| &j.id == id).ok_or_else(|| {
-            UsageError(format!("--job-id {id}: no pending job of the snapshot has this id (it may have started)"))
-        })
-    });
-    let queued = queued.transpose()?;
-    let partition = match (&a.partition, queued) {
-        (Some(p), _) => p.clone(),
-        (None, Some(j)) => j.partition.split(',').next().unwrap_or_default().to_string(),
-        (None, None) => match snap.partitions().as_slice() {
-            [one] => one.clone(),
-            many => {
-                return Err(UsageError(format!(
-                    "the snapshot has {} partitions ({}): say which with --partition",
-                    many.len(),
-                    many.join(", ")
-                ))
-                .into());
-            }
-        },
-    };
-    let gpus = a.gpus.or(queued.map(|j| j.gpus)).unwrap_or(0);
-    let walltime_s = match (&a.walltime, queued.and_then(|j| j.limit)) {
-        (Some(w), _) => duration("--walltime", w)?,
-        (None, Some(l)) => l,
-        (None, None) => {
-            return Err(UsageError("the job has no time limit in the snapshot: give --walltime".into()).into());
-        }
-    };
-    let runtime_s = a.runtime.as_deref().map(|r| duration("--runtime", r)).transpose()?.unwrap_or(walltime_s);
-    let kind = match a.kind.as_str() {
-        "cv" => JobKind::Cv,
-        "transformer" => JobKind::Transformer,
-        other => return Err(UsageError(format!("--kind '{other}': allowed are cv, transformer")).into()),
-    };
-    if !(a.data_gb.is_finite() && a.data_gb >= 0.0) {
-        return Err(UsageError(format!("--data-gb {}: must be 0 or more", a.data_gb)).into());
-    }
-    Ok(Probe {
-        gpus,
-        nodes: a.nodes.or(queued.map(|j| j.nodes).filter(|&n| n > 1)),
-        walltime_s,
-        runtime_s,
-        partition,
-        account: a.account.clone().or(queued.map(|j| j.account.clone()).filter(|a| !a.is_empty())),
-        priority: a.priority,
-        job_id: a.job_id.clone(),
-        kind,
-        data_gb: a.data_gb,
-    })
-}
-
-/// Labels of the table in one language.
-struct Words {
-    snapshot: &'static str,
-    job: &'static str,
-    start: &'static str,
-    within: &'static str,
-    median: &'static str,
-    interval: &'static str,
-    beyond: &'static str,
-    slurm: &'static str,
-    choice: &'static str,
-    cost: &'static str,
-    finish: &'static str,
-    rented: &'static str,
-    meets: &'static str,
-    campus: &'static str,
-    rent_now: &'static str,
-    wait_then: &'static str,
-    cheapest: &'static str,
-    none_meets: &'static str,
-    no_deadline: &'static str,
-    warning: &'static str,
-    partition: &'static str,
-    running: &'static str,
-    pending: &'static str,
-    ahead: &'static str,
-    limit: &'static str,
-    runtime: &'static str,
-    replications: &'static str,
-}
-
-const EN: Words = Words {
-    snapshot: "Snapshot",
-    job: "Your job",
-    start: "When it starts on campus",
-    within: "started within",
-    median: "median",
-    interval: "80% interval",
-    beyond: "beyond the horizon",
-    slurm: "Slurm's own estimate (squeue --start)",
-    choice: "choice",
-    cost: "cost, CNY (95% CI)",
-    finish: "finish (mean ± 95% CI)",
-    rented: "rented",
-    meets: "P(by deadline)",
-    campus: "wait for the campus",
-    rent_now: "rent now",
-    wait_then: "wait {h} h, then rent",
-    cheapest: "Cheapest choice that finishes by the deadline with probability ≥ {p}:",
-    none_meets: "No choice finishes by the deadline with probability ≥ {p}; the likeliest is:",
-    no_deadline: "Give --deadline to be told the cheapest choice that finishes in time.",
-    warning: "warning",
-    partition: "partition",
-    running: "running",
-    pending: "pending",
-    ahead: "ahead of it",
-    limit: "limit",
-    runtime: "runtime",
-    replications: "replications",
-};
-
-const ZH: Words = Words {
-    snapshot: "快照",
-    job: "您的作业",
-    start: "在校内集群开始运行的时间",
-    within: "开始于",
-    median: "中位数",
-    interval: "80%区间",
-    beyond: "超出模拟时长",
-    slurm: "Slurm自身估计（squeue --start）",
-    choice: "选择",
-    cost: "费用，元（95%置信区间）",
-    finish: "完成时间（均值 ± 95%置信区间）",
-    rented: "租用比例",
-    meets: "按期完成概率",
-    campus: "等待校内集群",
-    rent_now: "立即租用",
-    wait_then: "等待{h}小时后租用",
-    cheapest: "在截止时间前完成（概率 ≥ {p}）的最便宜选择：",
-    none_meets: "没有选择能以概率 ≥ {p} 在截止时间前完成；最有可能的是：",
-    no_deadline: "使用 --deadline 给出截止时间，即可得到能按期完成的最便宜选择。",
-    warning: "警告",
-    partition: "分区",
-    running: "运行中",
-    pending: "排队中",
-    ahead: "排在其前",
-    limit: "时限",
-    runtime: "运行时长",
-    replications: "次重复模拟",
-};
-
-/// A duration for people: seconds, minutes, hours or days.
-fn human(secs: f64, lang: LangArg) -> String {
-    let zh = lang == LangArg::Zh;
-    let (v, unit) = if secs < 60.0 {
-        (secs, if zh { "秒" } else { "s" })
-    } else if secs < 3600.0 {
-        (secs / 60.0, if zh { "分钟" } else { "min" })
-    } else if secs < 2.0 * 86_400.0 {
-        (secs / 3600.0, if zh { "小时" } else { "h" })
-    } else {
-        (secs / 86_400.0, if zh { "天" } else { "days" })
-    };
-    let digits = if v < 10.0 && secs >= 60.0 { 1 } else { 0 };
-    if zh { format!("{v:.digits$}{unit}") } else { format!("{v:.digits$} {unit}") }
-}
-
-fn table(adv: &Advice, probe: &Probe, lang: LangArg) -> String {
-    let w = if lang == LangArg::Zh { &ZH } else { &EN };
-    let dur = |s: Option<f64>| s.map_or(w.beyond.to_string(), |s| human(s, lang));
-    let c = &adv.campus;
-    let mut out = String::new();
-    let when = burstsim::date::Date::from_days(adv.taken_at.div_euclid(86_400));
-    let clock = adv.taken_at.rem_euclid(86_400);
-    out.push_str(&format!(
-        "{}: {when} {:02}:{:02} UTC · {} {} · {} GPU · {} {} · {} {} ({} {})\n",
-        w.snapshot,
-        clock / 3600,
-        clock / 60 % 60,
-        w.partition,
-        c.partition,
-        c.gpus,
-        w.running,
-        c.running,
-        w.pending,
-        c.pending,
-        w.ahead,
-        c.ahead
-    ));
-    out.push_str(&format!(
-        "{}: {} GPU · {} {} · {} {} · {} {}\n\n",
-        w.job,
-        probe.gpus,
-        w.limit,
-        human(probe.walltime_s as f64, lang),
-        w.runtime,
-        human(probe.runtime_s as f64, lang),
-        adv.start.replications,
-        w.replications
-    ));
-    out.push_str(&format!("{}\n", w.start));
-    for x in &adv.start.within {
-        out.push_str(&format!(
-            "  {} {}: {:>5.1}%  ({:.1}–{:.1}%)\n",
-            w.within,
-            human(x.hours * 3600.0, lang),
-            x.p * 100.0,
-            x.low * 100.0,
-            x.high * 100.0
-        ));
-    }
-    out.push_str(&format!(
-        "  {}: {} · {}: {} – {}\n",
-        w.median,
-        dur(adv.start.median_s),
-        w.interval,
-        dur(adv.start.p10_s),
-        dur(adv.start.p90_s)
-    ));
-    if let Some(e) = adv.slurm_estimate_s {
-        out.push_str(&format!("  {}: {}\n", w.slurm, human(e.max(0) as f64, lang)));
-    }
-    out.push('\n');
-    let name = |k: &ChoiceKind| match k {
-        ChoiceKind::Campus => w.campus.to_string(),
-        ChoiceKind::RentNow { offer } => format!("{} ({offer})", w.rent_now),
-        ChoiceKind::WaitThenRent { hours, offer } => {
-            format!("{} ({offer})", w.wait_then.replace("{h}", &format!("{hours}")))
-        }
-    };
-    let names: Vec<String> = adv.choices.iter().map(|c| name(&c.kind)).collect();
-    let width = names.iter().map(|n| columns(n)).chain([columns(w.choice)]).max().unwrap_or(10) + 2;
-    let pad = |s: &str, n: usize| format!("{s}{}", " ".repeat(n.saturating_sub(columns(s)).max(1)));
-    let (cost_w, finish_w, rented_w) =
-        (columns(w.cost).max(20) + 2, columns(w.finish).max(24) + 2, columns(w.rented) + 4);
-    out.push_str(&format!(
-        "{}{}{}{}{}\n",
-        pad(w.choice, width),
-        pad(w.cost, cost_w),
-        pad(w.finish, finish_w),
-        pad(w.rented, rented_w),
-        w.meets
-    ));
-    for (c, n) in adv.choices.iter().zip(&names) {
-        let cost = if c.cost_half_width.is_finite() {
-            format!("{:.2} ± {:.2}", c.cost_cny, c.cost_half_width)
-        } else {
-            format!("{:.2}", c.cost_cny)
-        };
-        let finish = match (c.finish_s, c.finish_half_width_s) {
-            (Some(f), Some(h)) if h.is_finite() => format!("{} ± {}", human(f, lang), human(h, lang)),
-            (Some(f), _) => human(f, lang),
-            _ => format!("{} ({} {})", w.beyond, w.median, dur(c.finish_median_s)),
-        };
-        let meets = c.p_deadline.map_or("–".to_string(), |p| format!("{:.0}%", p * 100.0));
-        out.push_str(&format!(
-            "{}{}{}{}{}\n",
-            pad(n, width),
-            pad(&cost, cost_w),
-            pad(&finish, finish_w),
-            pad(&format!("{:.0}%", c.rented * 100.0), rented_w),
-            meets
-        ));
-    }
-    out.push('\n');
-    let p = format!("{:.0}%", adv.confidence * 100.0);
-    match (adv.deadline_s, adv.recommended) {
-        (None, _) => out.push_str(&format!("{}\n", w.no_deadline)),
-        (Some(_), Some(i)) => out.push_str(&format!("{} {}\n", w.cheapest.replace("{p}", &p), names[i])),
-        (Some(_), None) => {
-            let best = adv
-                .choices
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.p_deadline.unwrap_or(0.0).total_cmp(&b.1.p_deadline.unwrap_or(0.0)))
-                .map_or(String::new(), |(i, _)| names[i].clone());
-            out.push_str(&format!("{} {best}\n", w.none_meets.replace("{p}", &p)));
-        }
-    }
-    for warn in &adv.warnings {
-        let text = if lang == LangArg::Zh { warning_zh(warn) } else { warn.to_string() };
-        out.push_str(&format!("{}: {text}\n", w.warning));
-    }
-    out
-}
-
-/// A warning in Chinese.
-fn warning_zh(w: &AdviceWarning) -> String {
-    match w {
-        AdviceWarning::Stale { age_s } => {
-            format!("快照已是 {} 分钟前（超过15分钟）：此后已有作业开始和结束，请重新获取", age_s / 60)
-        }
-        AdviceWarning::FromFuture { ahead_s } => {
-            format!("快照时间比现在晚 {ahead_s} 秒：请检查时钟，以及快照与当前时间是否都用Unix时间（或都用本地时间）")
-        }
-        // The message names a file, a line and a field as written there: kept as it is.
-        AdviceWarning::Job { message } => format!("快照中的作业可疑：{message}"),
-        AdviceWarning::LeftOut { jobs } => format!("快照中有 {jobs} 个作业未计入（其他分区、不用GPU或超过分区规模）"),
-        AdviceWarning::NotStarted { replications, of, horizon_days } => format!(
-            "{of} 次模拟中有 {replications} 次在 {horizon_days} 天的新作业到达后仍未开始；请增大 --horizon-days"
-        ),
-    }
-}
-
-/// Terminal columns of a string: CJK and full-width characters take two.
-fn columns(s: &str) -> usize {
-    s.chars()
-        .map(|c| match c as u32 {
-            0x1100..=0x115F
-            | 0x2E80..=0xA4CF
-            | 0xAC00..=0xD7A3
-            | 0xF900..=0xFAFF
-            | 0xFE30..=0xFE4F
-            | 0xFF00..=0xFF60 => 2,
-            _ => 1,
-        })
-        .sum()
 }

@@ -26,7 +26,8 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a scenario's policies over Monte Carlo replications; print a table, write CSVs.
+    /// Run a scenario's policies over Monte Carlo replications; print the decision (the
+    /// full tables with --verbose), write CSVs, charts and a report.
     Run(RunArgs),
     /// Combine the shard folders of `run --shard` into the files one machine would write.
     Merge(MergeArgs),
@@ -93,6 +94,11 @@ pub struct RunArgs {
     /// Master seed (overrides the scenario).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// How the other groups' campus is simulated (overrides simulation.campus_model):
+    /// exact (every policy jointly, the reference) or shared (once per replication, in the
+    /// baseline's run; docs/VALIDATION.md "Shared background").
+    #[arg(long, value_enum)]
+    pub campus_model: Option<CampusModelArg>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
@@ -132,6 +138,15 @@ pub struct RunArgs {
     /// share); classes.csv has them in any case.
     #[arg(long)]
     pub by_class: bool,
+    /// After the decision, print the full tables: every policy's summary and paired
+    /// differences, the targets' risks and the sensitivity band (the CSV files and
+    /// report.html hold them in any case).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Language of the printed decision: en or zh (the files are the same in both;
+    /// `burstsim plot DIR --lang zh` draws the Chinese charts and report).
+    #[arg(long, value_enum, default_value_t = LangArg::En)]
+    pub lang: LangArg,
     /// Write the CSV files as UTF-8 with a byte-order mark, so Excel (on Chinese Windows
     /// too) shows Chinese names correctly; without it they are plain UTF-8.
     #[arg(long)]
@@ -253,6 +268,11 @@ pub struct SweepArgs {
     /// Master seed (overrides the scenario).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// How the other groups' campus is simulated at every point (overrides
+    /// simulation.campus_model): exact (the reference) or shared (once per point and
+    /// replication, in the baseline's run; docs/VALIDATION.md "Shared background").
+    #[arg(long, value_enum)]
+    pub campus_model: Option<CampusModelArg>,
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
@@ -278,6 +298,15 @@ pub enum LangArg {
     En,
     /// Simplified Chinese (bundled font; no system fonts needed).
     Zh,
+}
+
+impl From<LangArg> for burstsim::i18n::Lang {
+    fn from(l: LangArg) -> Self {
+        match l {
+            LangArg::En => burstsim::i18n::Lang::En,
+            LangArg::Zh => burstsim::i18n::Lang::Zh,
+        }
+    }
 }
 
 /// `burstsim plot`.
@@ -319,16 +348,16 @@ pub struct ReadArgs {
     /// Refuse the log at its first bad row (default: skip bad rows and count them).
     #[arg(long)]
     pub strict: bool,
-    /// Log format: swf, sacct or csv (default: from the name and first line).
-    #[arg(long)]
-    pub trace_format: Option<String>,
+    /// Log format (default: from the name and first line).
+    #[arg(long, value_enum, ignore_case = true)]
+    pub trace_format: Option<TraceFormatArg>,
     /// Column mapping of a CSV job list: a preset (alibaba-openb-2023, alibaba-dlrm-2025,
     /// alibaba-pai-2020, helios) or a TOML file (docs/TRACES.md).
     #[arg(long)]
     pub mapping: Option<String>,
-    /// What job sizes count: auto (GPUs if the log has any, else processors), procs, gpus.
-    #[arg(long, default_value = "auto")]
-    pub units: String,
+    /// What job sizes count.
+    #[arg(long, value_enum, default_value_t = UnitsArg::Auto)]
+    pub units: UnitsArg,
     /// Processors (or GPUs) per simulated GPU: sizes are divided by it and rounded up.
     #[arg(long, default_value_t = 1.0)]
     pub procs_per_gpu: f64,
@@ -353,11 +382,9 @@ pub struct TraceValidateArgs {
     /// without --gpus, ⌈MaxProcs / --gpus-per-node⌉ from the log).
     #[arg(long, requires = "gpus_per_node")]
     pub nodes: Option<u32>,
-    /// Queue order on nodes: fifo (submission order) or multifactor (Slurm's plugin with
-    /// the scenario's default weights; the log's jobs share one account, so age and job
-    /// size order them).
-    #[arg(long, default_value = "fifo", requires = "trace")]
-    pub priority: String,
+    /// Queue order on nodes.
+    #[arg(long, value_enum, default_value_t = PriorityArg::Fifo, requires = "trace")]
+    pub priority: PriorityArg,
     /// Seconds between backfill passes on nodes (Slurm's bf_interval; default 30).
     #[arg(long, value_name = "SECONDS", requires = "gpus_per_node")]
     pub bf_interval: Option<u32>,
@@ -365,11 +392,9 @@ pub struct TraceValidateArgs {
     /// Slurm reserves for every job it tests, up to bf_max_job_test = 500).
     #[arg(long, value_name = "N", requires = "gpus_per_node")]
     pub bf_reservations: Option<u32>,
-    /// How backfill plans a job that cannot start now, on nodes: exact (the earliest time
-    /// it fits; the default) or slurm (Slurm 22.05's planner: running jobs' ends in
-    /// widening windows, reservations on --bf-resolution's grid, cons_tres's best fit).
-    #[arg(long, value_name = "PLANNER", requires = "gpus_per_node")]
-    pub bf_planner: Option<String>,
+    /// How backfill plans a job that cannot start now, on nodes (default: exact).
+    #[arg(long, value_enum, value_name = "PLANNER", requires = "gpus_per_node")]
+    pub bf_planner: Option<BfPlannerArg>,
     /// Slurm's bf_resolution in seconds, for --bf-planner slurm (default 60).
     #[arg(long, value_name = "SECONDS", requires = "bf_planner")]
     pub bf_resolution: Option<u32>,
@@ -377,12 +402,11 @@ pub struct TraceValidateArgs {
     /// COMPLETING state: the next job starts a moment after a job ends; default 0).
     #[arg(long, value_name = "SECONDS", requires = "gpus_per_node")]
     pub completing: Option<u32>,
-    /// Fair-share on nodes, as a Slurm with accounting runs it: classic
-    /// (PriorityFlags=NO_FAIR_TREE) or fair-tree. Each job is in its log's account (the
-    /// mapping's `group` column) and the priority is multifactor with fair-share its only
-    /// factor (docs/TRACES.md).
-    #[arg(long, value_name = "ALGORITHM", requires = "gpus_per_node")]
-    pub fairshare: Option<String>,
+    /// Fair-share on nodes, as a Slurm with accounting runs it. Each job is in its log's
+    /// account (the mapping's `group` column) and the priority is multifactor with
+    /// fair-share its only factor (docs/TRACES.md).
+    #[arg(long, value_enum, value_name = "ALGORITHM", requires = "gpus_per_node")]
+    pub fairshare: Option<FairshareArg>,
     /// Raw shares of each account, as sacctmgr's fairshare=: NAME=SHARES,… (default:
     /// 1 for every account of the log). Slurm's root user association is added as
     /// account `root` with 1 share unless listed.
@@ -409,17 +433,15 @@ pub struct TraceValidateArgs {
     /// submission).
     #[arg(long, value_name = "FILE", requires = "trace")]
     pub jobs_out: Option<PathBuf>,
-    /// Scheduler of the replay: fcfs or easy-backfill.
-    #[arg(long, default_value = "easy-backfill", requires = "trace")]
-    pub scheduler: String,
-    /// Runtime estimates the scheduler sees: recorded (requested walltime) or exact.
-    #[arg(long, default_value = "recorded", requires = "trace")]
-    pub estimates: String,
-    /// Outages: none, or infer (stop the scheduler during the log's own outages: an hour
-    /// or more in which jobs waited, the first of them fitted and nothing started; see
-    /// docs/VALIDATION.md).
-    #[arg(long, default_value = "none", requires = "trace")]
-    pub outages: String,
+    /// Scheduler of the replay.
+    #[arg(long, value_enum, default_value_t = SchedulerArg::EasyBackfill, requires = "trace")]
+    pub scheduler: SchedulerArg,
+    /// Runtime estimates the scheduler sees.
+    #[arg(long, value_enum, default_value_t = EstimatesArg::Recorded, requires = "trace")]
+    pub estimates: EstimatesArg,
+    /// Outages of the replayed cluster.
+    #[arg(long, value_enum, default_value_t = OutagesArg::None, requires = "trace")]
+    pub outages: OutagesArg,
     /// Shortest stretch counted as an outage by --outages infer, in hours (default 1;
     /// for sensitivity checks).
     #[arg(long, value_name = "HOURS", requires = "outages")]
@@ -442,16 +464,22 @@ pub struct TraceValidateArgs {
     /// Master seed of the out-of-sample simulation.
     #[arg(long, default_value_t = 1, requires = "out_of_sample")]
     pub seed: u64,
+    /// Backtest advise on N of the log's own jobs (issue 44): each one's queue rebuilt at
+    /// its submission, advise run with a scenario fitted on the months before it, its
+    /// recorded start scored beside two baselines (docs/VALIDATION.md, "Backtest").
+    #[arg(long, value_name = "N", requires = "out_of_sample")]
+    pub backtest: Option<usize>,
+    /// With --backtest: write the correction of advise's intervals learned from every
+    /// probe (split-conformal on the log scale), for `advise --correction FILE`.
+    #[arg(long, value_name = "FILE", requires = "backtest")]
+    pub correction_out: Option<PathBuf>,
     /// Also write the scenario fitted on the first half (with the second half's dates).
     #[arg(long, value_name = "FILE", requires = "out_of_sample")]
     pub fitted_out: Option<PathBuf>,
-    /// Replay under a site's documented rules: kth (KTH-SP2 before 6 June 1997: MaxTime
-    /// 4 h on weekdays 07–16, 15 h on weekday nights, 60 h at weekends, no job across
-    /// 07:00 and 16:00 on weekdays). Mean waits by requested-time class, at the log's
-    /// minute resolution, September–January and February–5 June (docs/VALIDATION.md);
-    /// kth-maxtime-only: the MaxTimes without the 07:00/16:00 rule (sensitivity).
-    #[arg(long, value_name = "SITE", requires = "trace")]
-    pub site_rules: Option<String>,
+    /// Replay under a site's documented rules. Mean waits by requested-time class, at the
+    /// log's minute resolution, September–January and February–5 June (docs/VALIDATION.md).
+    #[arg(long, value_enum, ignore_case = true, value_name = "SITE", requires = "trace")]
+    pub site_rules: Option<SiteRulesArg>,
     /// Input shaking: this many more replays, each moving every submission by up to ±60 s
     /// (uniform, seeded), for an interval on each figure.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "site_rules")]
@@ -521,10 +549,9 @@ pub struct CalibrateArgs {
     /// to [[calibration.observed]]: mean and p90 wait of every month with 30 started jobs.
     #[arg(long)]
     pub sacct: Option<PathBuf>,
-    /// Whose jobs the log holds: group (the group's own jobs: observations of class all)
-    /// or campus (every job: class campus).
-    #[arg(long, default_value = "group", requires = "sacct")]
-    pub log_jobs: String,
+    /// Whose jobs the log holds.
+    #[arg(long, value_enum, default_value_t = LogJobsArg::Group, requires = "sacct")]
+    pub log_jobs: LogJobsArg,
     /// Keep only this account's jobs of the log.
     #[arg(long, requires = "sacct")]
     pub account: Option<String>,
@@ -572,9 +599,9 @@ pub struct AdviseArgs {
     /// limit and priority come from the snapshot, and Slurm's own estimate is shown.
     #[arg(long)]
     pub job_id: Option<String>,
-    /// What the job computes (the cloud offer's speed for it): cv or transformer.
-    #[arg(long, default_value = "transformer")]
-    pub kind: String,
+    /// What the job computes (the cloud offer's speed for it).
+    #[arg(long, value_enum, default_value_t = KindArg::Transformer)]
+    pub kind: KindArg,
     /// Data to upload for a cloud run, GB.
     #[arg(long, default_value_t = 0.0)]
     pub data_gb: f64,
@@ -604,6 +631,10 @@ pub struct AdviseArgs {
     /// Hours to wait for the campus before renting, one choice each.
     #[arg(long, value_delimiter = ',', default_values_t = vec![1.0, 4.0, 12.0, 24.0])]
     pub wait_hours: Vec<f64>,
+    /// Widen the start intervals by a correction learned out of sample (the file
+    /// `validate --out-of-sample --backtest N --correction-out FILE` writes; docs/ADVISE.md).
+    #[arg(long, value_name = "FILE")]
+    pub correction: Option<PathBuf>,
     /// Print one JSON object instead of the table (for scripts).
     #[arg(long)]
     pub json: bool,
@@ -613,4 +644,139 @@ pub struct AdviseArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, short = 'j')]
     pub threads: Option<usize>,
+}
+
+/// The value of a fixed-set flag as the command line spells it (`easy-backfill`), for
+/// the headers that name it.
+pub fn spelled<T: ValueEnum>(value: &T) -> String {
+    value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+}
+
+/// `--trace-format`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TraceFormatArg {
+    /// The Standard Workload Format.
+    Swf,
+    /// `sacct --parsable2`.
+    #[value(alias = "slurm")]
+    Sacct,
+    /// A CSV job list (with --mapping).
+    Csv,
+}
+
+/// `--units`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum UnitsArg {
+    /// GPUs if the log has any, else processors.
+    Auto,
+    /// Processors.
+    #[value(alias = "processors")]
+    Procs,
+    /// GPUs.
+    Gpus,
+}
+
+/// `--priority`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum PriorityArg {
+    /// Submission order.
+    Fifo,
+    /// Slurm's plugin with the scenario's default weights (needs nodes; the log's jobs
+    /// share one account, so age and job size order them).
+    Multifactor,
+}
+
+/// `--bf-planner`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum BfPlannerArg {
+    /// The earliest time the job fits.
+    Exact,
+    /// Slurm 22.05's planner: running jobs' ends in widening windows, reservations on
+    /// --bf-resolution's grid, cons_tres's best fit.
+    Slurm,
+}
+
+/// `--fairshare`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FairshareArg {
+    /// PriorityFlags=NO_FAIR_TREE.
+    Classic,
+    /// Slurm's Fair Tree.
+    #[value(alias = "fairtree")]
+    FairTree,
+}
+
+/// `--scheduler` of a replay.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum SchedulerArg {
+    /// First come, first served.
+    Fcfs,
+    /// EASY backfill.
+    #[value(alias = "easy")]
+    EasyBackfill,
+}
+
+/// `--estimates`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum EstimatesArg {
+    /// The requested walltime.
+    Recorded,
+    /// The runtime itself.
+    Exact,
+}
+
+/// `--outages`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum OutagesArg {
+    /// None.
+    None,
+    /// Stop the scheduler during the log's own outages: an hour or more in which jobs
+    /// waited, the first of them fitted and nothing started (docs/VALIDATION.md).
+    Infer,
+}
+
+/// `--site-rules`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum SiteRulesArg {
+    /// KTH-SP2 before 6 June 1997: MaxTime 4 h on weekdays 07–16, 15 h on weekday nights,
+    /// 60 h at weekends, no job across 07:00 and 16:00 on weekdays.
+    Kth,
+    /// The MaxTimes without the 07:00/16:00 rule (sensitivity).
+    KthMaxtimeOnly,
+}
+
+/// `--log-jobs`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LogJobsArg {
+    /// The group's own jobs: observations of class all.
+    Group,
+    /// Every job: class campus.
+    Campus,
+}
+
+/// `--kind` of an advised job.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum KindArg {
+    /// Computer vision.
+    Cv,
+    /// Transformers.
+    Transformer,
+}
+
+/// `--campus-model`: the library's [`burstsim::scenario::raw::CampusModel`].
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum CampusModelArg {
+    /// Every policy simulated jointly with the other groups (the reference).
+    Exact,
+    /// The other groups simulated once per replication and replayed.
+    Shared,
+}
+
+impl From<CampusModelArg> for burstsim::scenario::raw::CampusModel {
+    fn from(a: CampusModelArg) -> Self {
+        match a {
+            CampusModelArg::Exact => Self::Exact,
+            CampusModelArg::Shared => Self::Shared,
+        }
+    }
 }

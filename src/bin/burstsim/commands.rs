@@ -11,9 +11,11 @@ use burstsim::output::{self, table, warnings};
 use burstsim::scenario::Scenario;
 
 use crate::args::{BenchArgs, Cli, Command, Format, MergeArgs, RunArgs, ValidateArgs};
+use burstsim::usecase::Front;
+
 use crate::common::{
-    EXIT_INTERRUPTED, UsageError, claim_out_dir, install_interrupt_handler, interrupted, lock_out_dir, pool,
-    progress_bar, sequential_progress, significant,
+    Bars, EXIT_INTERRUPTED, UsageError, claim_out_dir, install_interrupt_handler, interrupted, lock_out_dir, pool,
+    progress_bar,
 };
 use crate::sweep_cmd::sweep;
 
@@ -34,112 +36,54 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
-    Ok(match path {
-        Some(p) => Scenario::load(p)?,
-        None => Scenario::embedded_default(),
-    })
-}
-
+/// Runs `burstsim run`: the library's run use case (`burstsim::usecase::run`) between
+/// the folder's lock and the terminal's tables; with `--shard`, one shard of it.
 fn run(a: RunArgs) -> Result<ExitCode> {
-    let cli_rule = if a.ci_target.is_empty() {
-        None
-    } else {
-        Some(experiment::sequential::parse_ci_targets(&a.ci_target).map_err(UsageError)?)
+    use burstsim::usecase::run::{RunOptions, RunRequest, Source};
+    let options = RunOptions {
+        seed: a.seed,
+        replications: a.replications,
+        targets: a.targets.clone(),
+        ci_target: a.ci_target.clone(),
+        sensitivity: !a.no_sensitivity,
+        sensitivity_replications: a.sensitivity_replications,
+        threads: a.threads,
+        campus_model: a.campus_model.map(Into::into),
     };
-    if a.replications == Some(0) {
-        bail!(UsageError("--replications 0 is not allowed; run at least 1 (20 or more for useful intervals)".into()));
-    }
-    let targets = a
-        .targets
-        .iter()
-        .map(|t| burstsim::target::parse_target(t).map_err(UsageError))
-        .collect::<Result<Vec<_>, _>>()?;
-    let scenario = load_scenario(a.scenario.as_deref())?.with_overrides(a.seed, a.replications);
-    burstsim::target::check_classes(&targets, &scenario.class_names()).map_err(UsageError)?;
+    let source = a.scenario.as_deref().map_or(Source::Default, Source::Path);
+    let request = RunRequest::new(source, &options, Front::Cli)?;
     if let Some(spec) = &a.shard {
-        return run_shard(&a, &scenario, spec);
+        return run_shard(&a, request.scenario(), spec);
     }
-    let out_dir = a.out.clone().unwrap_or_else(|| std::path::Path::new("output").join(&scenario.name));
+    let out_dir = a.out.clone().unwrap_or_else(|| request.default_dir());
     let _lock = lock_out_dir(&out_dir, "run")?;
-    claim_out_dir(&out_dir, &scenario, "run", a.force, a.quiet)?;
-    let rule = cli_rule.or_else(|| scenario.ci_target.map(experiment::Sequential::relative_default));
-    let pool = pool(a.threads)?;
-
-    let pb = match &rule {
-        None => progress_bar(u64::from(scenario.replications), a.quiet, "replications"),
-        Some(_) => sequential_progress(u64::from(scenario.max_replications), a.quiet),
-    };
-    let started = Instant::now();
-    let (results, stopping) =
-        pool.install(|| experiment::run_until(&scenario, rule.as_ref(), &|| pb.inc(1), &interrupted))?;
-    pb.finish_and_clear();
-    let elapsed = started.elapsed().as_secs_f64();
-    let cut_short = matches!(stopping, experiment::Stopping::Interrupted { .. });
-    if cut_short && results.replications.is_empty() {
+    claim_out_dir(&out_dir, request.scenario(), "run", a.force, a.quiet)?;
+    let Some(outcome) = request.run(&Bars::new(a.quiet), &interrupted)? else {
         say!(
             "burstsim: interrupted before any replication finished; no files written (earlier outputs in {} are untouched)",
             out_dir.display()
         );
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
-    }
-
-    let summaries = Summaries::new(&scenario, &results);
-    let warns = warnings::collect(&scenario, &results, &stopping);
-    let encoding = output::csv::Encoding::excel(a.excel);
-    output::write_run_encoded(&out_dir, &scenario, &results, &summaries, &stopping, &warns, encoding)?;
-    let risks = burstsim::experiment::risk::policy_risks(&scenario, &results, &targets);
-    if targets.is_empty() {
-        let _ = std::fs::remove_file(out_dir.join("risk.csv")); // an earlier run's, now stale
-    } else {
-        burstsim::write::atomic_write(
-            &out_dir.join("risk.csv"),
-            &encoding.encode(output::csv::risk_csv(&targets, &risks)),
-        )?;
-    }
-    let stop_band = || cut_short || interrupted();
-    let band = pool.install(|| {
-        crate::sensitivity_cmd::after_run(&a, &scenario, &results, &targets, &out_dir, encoding, &stop_band)
-    })?;
+    };
+    outcome.write(&out_dir, output::csv::Encoding::excel(a.excel))?;
     if !a.quiet {
-        print!("{}", table::render(&scenario, &summaries, results.replications.len()));
-        if !targets.is_empty() {
-            print!("{}", table::risk_table(&targets, &risks));
+        // The decision first; the full tables only when asked for (issue 46 item 6).
+        print!("{}", outcome.decision(a.lang.into()));
+        if a.verbose {
+            print!("\n{}", outcome.table(a.by_class));
+        } else if a.by_class {
+            print!("\n{}", outcome.class_table());
         }
-        if a.by_class {
-            print!("\n{}", table::render_by_class(&scenario, &summaries));
-        }
-        if let Some(band) = &band {
-            print!("{}", burstsim::sensitivity::band::render(band));
-        }
-        println!(
-            "\nFiles: {}/{{summary,paired,classes,seasons,replications,timeseries,waits{}{}}}.csv and run.toml",
-            out_dir.display(),
-            if targets.is_empty() { "" } else { ",risk" },
-            if band.is_some() { ",sensitivity" } else { "" }
-        );
+        print!("{}", outcome.files(&out_dir));
     }
     // Charts can take seconds; a run cut short by a signal must end within one.
-    crate::plot_cmd::after(&out_dir, a.no_charts || cut_short, a.quiet);
-    for w in &warns {
+    crate::plot_cmd::after(&out_dir, a.no_charts || outcome.cut_short(), a.quiet);
+    for w in &outcome.warnings {
         say!("burstsim: warning: {w}");
     }
-    let n = results.replications.len();
-    say!(
-        "burstsim: {} replications × {} policies in {:.1} s ({} replications/s, {} threads)",
-        n,
-        scenario.policies.len(),
-        elapsed,
-        significant(n as f64 / elapsed.max(1e-9)),
-        pool.current_num_threads()
-    );
-    if let experiment::Stopping::Interrupted { sequential, .. } = stopping {
-        let again = if sequential {
-            "run the same command again to let sequential stopping finish"
-        } else {
-            "run the same command again for all of them"
-        };
-        say!("burstsim: interrupted: wrote the {n} finished replications to {}; {again}", out_dir.display());
+    say!("burstsim: {}", outcome.timing());
+    if let Some(line) = outcome.interrupted(&out_dir) {
+        say!("burstsim: {line}");
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 
 use anyhow::{Context, Result};
 use burstsim::scenario::{Scenario, ScenarioError};
+use burstsim::usecase::{Progress, SecondsLeft, Stage, significant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A bad-input error (exit code 2) that is not a scenario error.
@@ -26,6 +27,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
                 .is_some_and(|s| !matches!(s, burstsim::output::shard::ShardError::Io(_)))
             || e.is::<burstsim::write::occupied::Occupied>()
             || e.is::<burstsim::write::lock::LockError>()
+            || e.downcast_ref::<burstsim::usecase::Error>().is_some_and(burstsim::usecase::Error::is_bad_input)
     });
     if bad_input { 2 } else { 1 }
 }
@@ -95,11 +97,8 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
     progress_bar_with(len, quiet, what, None)
 }
 
-/// Gives a bar's time left in seconds at a given number of seconds since it started
-/// (`None`: not known yet), in place of [`LastStep`]'s count of units.
-pub(crate) type SecondsLeft = std::sync::Arc<dyn Fn(f64) -> Option<f64> + Send + Sync>;
-
-/// [`progress_bar`] whose time left comes from `seconds_left` when given.
+/// [`progress_bar`] whose time left comes from `seconds_left` when given, in place of
+/// [`LastStep`]'s count of units.
 pub(crate) fn progress_bar_with(len: u64, quiet: bool, what: &str, seconds_left: Option<SecondsLeft>) -> ProgressBar {
     let pb = if quiet {
         ProgressBar::hidden()
@@ -189,16 +188,6 @@ pub(crate) fn duration_left(secs: f64) -> String {
     }
 }
 
-/// A rate with three significant digits (0.0412, 0.412, 4.12, 41.2, 412), so that a slow
-/// run does not print "0.0 replications/s".
-pub(crate) fn significant(x: f64) -> String {
-    if !x.is_finite() || x <= 0.0 {
-        return format!("{x}");
-    }
-    let decimals = (2 - x.log10().floor() as i32).clamp(0, 6) as usize;
-    format!("{x:.decimals$}")
-}
-
 /// Progress under sequential stopping: the total is unknown, so show replications done
 /// against the most allowed, without a bar that would suggest a plan or an ETA.
 pub(crate) fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
@@ -212,6 +201,22 @@ pub(crate) fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
             "{spinner} replications: {pos} done (sequential: stops when the CIs meet --ci-target; at most {len}), {elapsed}",
         )
         .expect("valid template"),
+    );
+    pb
+}
+
+/// Progress of a calibration's search: points evaluated against the most its budget
+/// allows (it may end before).
+fn search_progress(most: u64, quiet: bool) -> ProgressBar {
+    let pb = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(most), ProgressDrawTarget::stderr())
+    };
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} calibrating: points [{bar:30}] {pos}/{len} (at most; {elapsed})")
+            .expect("valid template")
+            .progress_chars("=> "),
     );
     pb
 }
@@ -254,9 +259,61 @@ pub(crate) fn claim_out_dir(
     Ok(())
 }
 
+/// The binary's [`Progress`] for a use case: one bar per stage on stderr (hidden with
+/// `--quiet`), notes as `burstsim: …` lines, details only without `--quiet`.
+pub(crate) struct Bars {
+    quiet: bool,
+    bar: std::sync::RwLock<ProgressBar>,
+}
+
+impl Bars {
+    pub(crate) fn new(quiet: bool) -> Bars {
+        Bars { quiet, bar: std::sync::RwLock::new(ProgressBar::hidden()) }
+    }
+
+    fn bar(&self) -> ProgressBar {
+        self.bar.read().map_or_else(|_| ProgressBar::hidden(), |b| b.clone())
+    }
+}
+
+impl Progress for Bars {
+    fn start(&self, stage: Stage<'_>) {
+        let pb = match stage {
+            Stage::Counted { total, what, seconds_left } => progress_bar_with(total, self.quiet, what, seconds_left),
+            Stage::Sequential { max } => sequential_progress(max, self.quiet),
+            Stage::Search { most } => search_progress(most, self.quiet),
+        };
+        if let Ok(mut b) = self.bar.write() {
+            *b = pb;
+        }
+    }
+
+    fn advance(&self, units: u64) {
+        self.bar().inc(units);
+    }
+
+    fn label(&self, text: &str) {
+        self.bar().set_message(text.to_string());
+    }
+
+    fn finish(&self) {
+        self.bar().finish_and_clear();
+    }
+
+    fn note(&self, line: &str) {
+        say!("burstsim: {line}");
+    }
+
+    fn detail(&self, line: &str) {
+        if !self.quiet {
+            say!("burstsim: {line}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{duration_left, significant};
+    use super::duration_left;
 
     #[test]
     fn time_left_keeps_seconds_under_an_hour() {
@@ -267,13 +324,5 @@ mod tests {
         assert_eq!(duration_left(3600.0 + 7.0 * 60.0 + 31.0), "1 h 08 min");
         assert_eq!(duration_left(2.0 * 3600.0 - 10.0), "2 h 00 min");
         assert_eq!(duration_left(-3.0), "0 s");
-    }
-
-    #[test]
-    fn rates_keep_three_significant_digits() {
-        assert_eq!(significant(0.041234), "0.0412");
-        assert_eq!(significant(4.1234), "4.12");
-        assert_eq!(significant(412.34), "412");
-        assert_eq!(significant(4123.4), "4123");
     }
 }

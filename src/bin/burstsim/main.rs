@@ -26,9 +26,7 @@ mod args;
 mod calibrate_cmd;
 mod commands;
 mod common;
-mod cost_eta;
 mod plot_cmd;
-mod sensitivity_cmd;
 mod sweep_cmd;
 mod trace_cmd;
 

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use burstsim::plot::{FontSpec, Lang, PlotError, PlotOptions};
+use burstsim::i18n::Lang;
+use burstsim::plot::{FontSpec, PlotError, PlotOptions};
 
 use crate::args::{LangArg, PlotArgs};
 use crate::common::UsageError;
@@ -41,6 +42,10 @@ pub fn plot(a: PlotArgs) -> Result<ExitCode> {
         }
         return Ok(if faults.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
+    // The charts and the report are written into the results folder: proved writable and
+    // kept from a concurrent writer before any chart is drawn (issue 45 item 3). A folder
+    // that does not exist is left to plot_dir's own message.
+    let _lock = if a.dir.is_dir() { Some(crate::common::lock_out_dir(&a.dir, "plot")?) } else { None };
     let out = burstsim::report::plot_dir(&a.dir, &opts).map_err(to_anyhow)?;
     for w in &out.warnings {
         say!("burstsim: warning: {w}");
@@ -83,13 +88,4 @@ pub fn after(dir: &Path, no_charts: bool, quiet: bool) {
             dir.display()
         ),
     }
-}
-
-/// For `sweep`: keeps the sweep's base scenario as `scenario.toml` (the report shows its
-/// parameters and seed), then draws as [`after`].
-pub fn after_sweep(dir: &Path, base: &toml::Table, no_charts: bool, quiet: bool) {
-    if let Err(e) = burstsim::sweep::assemble::write_base(dir, base) {
-        say!("burstsim: warning: {e}");
-    }
-    after(dir, no_charts, quiet);
 }

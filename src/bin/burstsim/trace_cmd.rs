@@ -6,11 +6,16 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use burstsim::evidence::replay::{self, Estimates, FairshareReplay, ReplayError, ReplayOptions, Units};
+use burstsim::evidence::replay::{self, FairshareReplay, ReplayError, ReplayOptions};
 use burstsim::scenario::raw::{FairshareAlgorithm, PriorityKind, SchedulerKind};
+use burstsim::trace::convert::Estimates;
+use burstsim::trace::convert::Units;
 use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
 
-use crate::args::{FitArgs, Format, ReadArgs, ValidateArgs};
+use crate::args::{
+    BfPlannerArg, EstimatesArg, FairshareArg, FitArgs, Format, OutagesArg, PriorityArg, ReadArgs, SchedulerArg,
+    TraceFormatArg, UnitsArg, ValidateArgs, spelled,
+};
 use crate::common::UsageError;
 
 fn usage(msg: String) -> anyhow::Error {
@@ -19,13 +24,11 @@ fn usage(msg: String) -> anyhow::Error {
 
 /// Reads a log as the arguments say, printing the read summary on stderr.
 pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
-    let format = match &a.trace_format {
-        None => None,
-        Some(f) => Some(
-            trace::Format::parse(f)
-                .ok_or_else(|| usage(format!("--trace-format '{f}' is not known; use swf, sacct or csv")))?,
-        ),
-    };
+    let format = a.trace_format.map(|f| match f {
+        TraceFormatArg::Swf => trace::Format::Swf,
+        TraceFormatArg::Sacct => trace::Format::Sacct,
+        TraceFormatArg::Csv => trace::Format::Csv,
+    });
     let mapping = a.mapping.as_deref().map(CsvMapping::from_arg).transpose().map_err(|e| usage(e.to_string()))?;
     let opts = ReadOptions { strict: a.strict, format, mapping };
     let t = trace::read_file(path, &opts).map_err(|e| match e {
@@ -41,11 +44,10 @@ pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
 
 /// `--units` and `--procs-per-gpu`.
 pub fn units(a: &ReadArgs) -> Result<(Units, f64)> {
-    let u = match a.units.as_str() {
-        "auto" => Units::Auto,
-        "procs" | "processors" => Units::Procs,
-        "gpus" => Units::Gpus,
-        other => bail!(usage(format!("--units '{other}' is not known; use auto, procs or gpus"))),
+    let u = match a.units {
+        UnitsArg::Auto => Units::Auto,
+        UnitsArg::Procs => Units::Procs,
+        UnitsArg::Gpus => Units::Gpus,
     };
     if !(a.procs_per_gpu.is_finite() && a.procs_per_gpu > 0.0) {
         bail!(usage(format!("--procs-per-gpu {} is not allowed; give a positive number", a.procs_per_gpu)));
@@ -57,30 +59,27 @@ pub fn units(a: &ReadArgs) -> Result<(Units, f64)> {
 pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     let t = &a.replay;
     let path = t.trace.clone().expect("dispatched only with --trace");
-    let scheduler = match t.scheduler.as_str() {
-        "fcfs" => SchedulerKind::Fcfs,
-        "easy-backfill" | "easy" => SchedulerKind::EasyBackfill,
-        other => bail!(usage(format!("--scheduler '{other}' is not known; use fcfs or easy-backfill"))),
+    // Files written after the replay: proved writable before it (issue 45 item 3).
+    for file in t.jobs_out.iter().chain(&t.fitted_out).chain(&t.correction_out) {
+        burstsim::write::probe_file(file)?;
+    }
+    let scheduler = match t.scheduler {
+        SchedulerArg::Fcfs => SchedulerKind::Fcfs,
+        SchedulerArg::EasyBackfill => SchedulerKind::EasyBackfill,
     };
-    let estimates = match t.estimates.as_str() {
-        "recorded" => Estimates::Recorded,
-        "exact" => Estimates::Exact,
-        other => bail!(usage(format!("--estimates '{other}' is not known; use recorded or exact"))),
+    let estimates = match t.estimates {
+        EstimatesArg::Recorded => Estimates::Recorded,
+        EstimatesArg::Exact => Estimates::Exact,
     };
-    let priority = match t.priority.as_str() {
-        "fifo" => PriorityKind::Fifo,
-        "multifactor" if t.gpus_per_node.is_some() => PriorityKind::Multifactor,
-        "multifactor" => bail!(usage("--priority multifactor needs nodes: add --gpus-per-node G".into())),
-        other => bail!(usage(format!("--priority '{other}' is not known; use fifo or multifactor"))),
+    let priority = match t.priority {
+        PriorityArg::Fifo => PriorityKind::Fifo,
+        PriorityArg::Multifactor if t.gpus_per_node.is_some() => PriorityKind::Multifactor,
+        PriorityArg::Multifactor => bail!(usage("--priority multifactor needs nodes: add --gpus-per-node G".into())),
     };
     if let Some(s) = t.bf_interval.filter(|s| !(1..=3600).contains(s)) {
         bail!(usage(format!("--bf-interval {s} is not allowed; give 1 to 3600 seconds (Slurm's default is 30)")));
     }
-    let infer_outages = match t.outages.as_str() {
-        "none" => false,
-        "infer" => true,
-        other => bail!(usage(format!("--outages '{other}' is not known; use none or infer"))),
-    };
+    let infer_outages = t.outages == OutagesArg::Infer;
     let cycle = match t.cycle.as_str() {
         "none" | "0" => None,
         "auto" => Some(None),
@@ -118,12 +117,10 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     o.priority = priority;
     o.bf_interval_s = t.bf_interval;
     o.bf_reservations = t.bf_reservations;
-    o.bf_planner = match t.bf_planner.as_deref() {
-        None => None,
-        Some("exact") => Some(burstsim::scenario::raw::BfPlanner::Exact),
-        Some("slurm") => Some(burstsim::scenario::raw::BfPlanner::Slurm),
-        Some(other) => bail!(usage(format!("--bf-planner '{other}' is not known; use exact or slurm"))),
-    };
+    o.bf_planner = t.bf_planner.map(|p| match p {
+        BfPlannerArg::Exact => burstsim::scenario::raw::BfPlanner::Exact,
+        BfPlannerArg::Slurm => burstsim::scenario::raw::BfPlanner::Slurm,
+    });
     o.bf_resolution_s = t.bf_resolution;
     o.completing_s = match t.completing {
         Some(c) if c > 600 => bail!(usage(format!("--completing {c} is not allowed; give 0 to 600 seconds"))),
@@ -151,8 +148,11 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
     }
     warn_fitness(&log, &conv, gpus);
     let started = Instant::now();
-    if let Some(site) = &t.site_rules {
-        return site_rules_replay(&a, &o, &log, &path, site, started);
+    if let Some(n) = t.backtest {
+        return backtest(&a, &log, &path, units, procs_per_gpu, n, started);
+    }
+    if let Some(site) = t.site_rules {
+        return site_rules_replay(&a, &o, &log, &path, &spelled(&site), started);
     }
     if t.out_of_sample {
         if o.nodes.is_some() || infer_outages || cycle.is_some() {
@@ -217,7 +217,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                     match &o.fairshare {
                         Some(f) => format!(
                             "{} fair-share, shares {}, half-life {} s, calc period {} s",
-                            t.fairshare.as_deref().unwrap_or_default(),
+                            t.fairshare.as_ref().map(spelled).unwrap_or_default(),
                             replay::fairshare_accounts(f)
                                 .iter()
                                 .map(|(n, s)| format!("{n}={s}"))
@@ -226,7 +226,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                             f.half_life_s,
                             f.calc_period_s
                         ),
-                        None => t.priority.clone(),
+                        None => spelled(&t.priority),
                     },
                     t.bf_interval.unwrap_or(30)
                 ),
@@ -235,8 +235,8 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                 "{}: {} jobs replayed on {campus} under {} ({} estimates); waits in hours",
                 path.display(),
                 r.converted.jobs.len(),
-                t.scheduler,
-                t.estimates
+                spelled(&t.scheduler),
+                spelled(&t.estimates)
             );
             for (why, n) in &r.converted.left_out {
                 println!("  left out: {n} jobs ({why})");
@@ -316,7 +316,7 @@ fn site_rules_replay(
                 path.display(),
                 r.replay.converted.jobs.len(),
                 o.gpus,
-                t.scheduler
+                spelled(&t.scheduler)
             );
             for (why, n) in &r.replay.converted.left_out {
                 println!("  left out: {n} jobs ({why})");
@@ -379,7 +379,7 @@ fn site_rules_out_of_sample(
                 h.test_days,
                 t.replications,
                 o.gpus,
-                t.scheduler,
+                spelled(&t.scheduler),
                 t.seed
             );
             println!();
@@ -393,15 +393,11 @@ fn site_rules_out_of_sample(
 
 /// `--fairshare`, `--shares`, `--decay-half-life`, `--calc-period`, `--calc-offset`.
 fn fairshare(t: &crate::args::TraceValidateArgs, log: &Trace) -> Result<Option<FairshareReplay>> {
-    let Some(alg) = &t.fairshare else { return Ok(None) };
-    let algorithm = match alg.as_str() {
-        "classic" => FairshareAlgorithm::Classic,
-        "fair-tree" | "fairtree" => FairshareAlgorithm::FairTree,
-        other => bail!(usage(format!("--fairshare '{other}' is not known; use classic or fair-tree"))),
+    let Some(alg) = t.fairshare else { return Ok(None) };
+    let algorithm = match alg {
+        FairshareArg::Classic => FairshareAlgorithm::Classic,
+        FairshareArg::FairTree => FairshareAlgorithm::FairTree,
     };
-    if t.priority != "fifo" && t.priority != "multifactor" {
-        bail!(usage(format!("--priority '{}' is not known; use fifo or multifactor", t.priority)));
-    }
     let shares = match &t.shares {
         None => {
             let mut names: Vec<String> = Vec::new();
@@ -467,7 +463,7 @@ fn parse_shares(list: &str) -> Result<Vec<(String, f64)>> {
 
 /// Prints what makes the log a poor description of the stated cluster (offered load
 /// above 1, a long gap in submissions); see `burstsim::trace::fitness`.
-fn warn_fitness(log: &Trace, conv: &replay::Converted, gpus: u32) {
+fn warn_fitness(log: &Trace, conv: &burstsim::trace::convert::Converted, gpus: u32) {
     for w in burstsim::trace::fitness::check(log, conv, gpus) {
         say!("burstsim: warning: {w}");
     }
@@ -521,6 +517,10 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
     if a.gpus == Some(0) {
         bail!(usage("--gpus 0 is not allowed".into()));
     }
+    let out_given = a.out.clone();
+    if let Some(out) = &out_given {
+        burstsim::write::probe_file(out)?;
+    }
     let log = read_trace(&a.log, &a.read)?;
     let file = a.log.file_name().map_or_else(|| "log".to_string(), |f| f.to_string_lossy().to_string());
     let stem = file.split('.').next().filter(|s| !s.is_empty()).unwrap_or("log").to_ascii_lowercase();
@@ -552,7 +552,7 @@ pub fn fit(a: FitArgs) -> Result<ExitCode> {
     // The file must load: a fitted scenario that does not is a bug, said plainly.
     burstsim::scenario::Scenario::from_toml_str(&text, "<fitted scenario>")
         .context("the fitted scenario does not load (a bug in burstsim fit; please report it with the log)")?;
-    let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("{name}.toml")));
+    let out = out_given.unwrap_or_else(|| PathBuf::from(format!("{name}.toml")));
     burstsim::write::atomic_write(&out, text.as_bytes())
         .with_context(|| format!("could not write '{}'", out.display()))?;
     for line in text.lines().take_while(|l| l.starts_with('#')) {
@@ -578,4 +578,66 @@ fn write_fitted(file: Option<&std::path::Path>, toml: &str) -> Result<()> {
         say!("burstsim: wrote {}", file.display());
     }
     Ok(())
+}
+
+/// `validate --trace LOG --out-of-sample --backtest N` (all of it in `burstsim::backtest`).
+fn backtest(
+    a: &ValidateArgs,
+    log: &Trace,
+    path: &std::path::Path,
+    units: Units,
+    procs_per_gpu: f64,
+    probes: usize,
+    started: Instant,
+) -> Result<ExitCode> {
+    use burstsim::backtest::{BacktestOptions, backtest};
+    let t = &a.replay;
+    let rules = t
+        .site_rules
+        .map(|s| {
+            let s = spelled(&s);
+            burstsim::evidence::site_rules::SiteRules::parse(&s)
+                .ok_or_else(|| usage(format!("--site-rules '{s}' is not known; use kth")))
+        })
+        .transpose()?;
+    let gpus =
+        t.gpus.or(log.info.max_procs).ok_or_else(|| usage("the log does not give its size: add --gpus N".into()))?;
+    let o = BacktestOptions {
+        units,
+        procs_per_gpu,
+        replications: t.replications,
+        seed: t.seed,
+        rules,
+        ..BacktestOptions::new(gpus, probes)
+    };
+    let b = crate::common::pool(a.threads)?
+        .install(|| {
+            backtest(log, &o, &|k, n| {
+                if k % 10 == 0 || k == n {
+                    say!("burstsim: backtest {k}/{n} probes")
+                }
+            })
+        })
+        .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    match a.format {
+        Format::Csv => print!("{}", b.to_csv()),
+        Format::Table => print!("{}", b.to_report(&path.display().to_string())),
+    }
+    if let Some(file) = &t.correction_out {
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let source = format!(
+            "burstsim validate --trace {name} --out-of-sample --backtest {probes} --replications {} --seed {}{}: \
+             all {} probes",
+            t.replications,
+            t.seed,
+            t.site_rules.map_or(String::new(), |s| format!(" --site-rules {}", spelled(&s))),
+            b.probes.len()
+        );
+        let toml = b.correction(&source).to_toml().map_err(|e| anyhow::anyhow!("correction: {e}"))?;
+        burstsim::write::atomic_write(file, toml.as_bytes())
+            .with_context(|| format!("could not write '{}'", file.display()))?;
+        say!("burstsim: wrote {}", file.display());
+    }
+    say!("burstsim: backtest in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
 }
