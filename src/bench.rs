@@ -328,7 +328,7 @@ pub fn saturated_scenario() -> Scenario {
     let sim = doc.get_mut("simulation").and_then(toml::Value::as_table_mut).expect("the default has [simulation]");
     sim.insert("start_date".into(), "2027-03-01".into());
     sim.insert("horizon_days".into(), 86.into());
-    sweep::set_path(&mut doc, "background.seasons.graduation-season.start", "03-01")
+    crate::scenario::keys::set_path(&mut doc, "background.seasons.graduation-season.start", "03-01")
         .expect("the default has a graduation season");
     if let Some(toml::Value::Array(policies)) = doc.get_mut("policies") {
         policies.retain(|p| p.get("kind").and_then(toml::Value::as_str) == Some("campus-only"));

@@ -17,8 +17,10 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::engine::{Halt, Runaway, simulate_metrics_until};
-use crate::metrics::{Daily, Metric, RunMetrics};
+use crate::engine::{Halt, Runaway, simulate_metrics_until, simulate_reference_until, simulate_shared_until};
+use crate::metric::Metric;
+use crate::metrics::{Daily, RunMetrics};
+use crate::scenario::raw::CampusModel;
 
 use crate::scenario::Scenario;
 use crate::workload::JobStream;
@@ -254,9 +256,12 @@ fn run_replication_timed(
         return Err(Halt::Cancelled);
     }
     let t0 = Instant::now();
-    let jobs = JobStream::generate(scenario, replication);
+    let jobs = JobStream::generate_until(scenario, replication, stop).ok_or(Halt::Cancelled)?;
     // The stream is generated for all the policies: each carries an equal share of it.
     let generation = t0.elapsed() / scenario.policies.len().max(1) as u32;
+    if crate::scenario::campus_model::effective(scenario).0 == CampusModel::Shared {
+        return run_shared(scenario, &jobs, replication, generation, stop);
+    }
     let runs: Vec<Result<(RunMetrics, Duration), Halt>> = (0..scenario.policies.len())
         .into_par_iter()
         .map(|p| {
@@ -265,6 +270,34 @@ fn run_replication_timed(
         })
         .collect();
     first_halt(runs)
+}
+
+/// One replication under the shared background (`engine/shared.rs`): the baseline's exact
+/// run, which records the other groups' campus, then every other policy against that
+/// record, in parallel. The baseline's figures are the exact model's.
+fn run_shared(
+    scenario: &Scenario,
+    jobs: &JobStream,
+    replication: u64,
+    generation: Duration,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<(RunMetrics, Duration)>, Halt> {
+    let base = scenario.baseline;
+    let t0 = Instant::now();
+    let (base_metrics, background) = simulate_reference_until(scenario, jobs, base, replication, stop)?;
+    let base_time = generation + t0.elapsed();
+    let runs: Vec<Result<(RunMetrics, Duration), Halt>> = (0..scenario.policies.len())
+        .into_par_iter()
+        .filter(|&p| p != base)
+        .map(|p| {
+            let t0 = Instant::now();
+            simulate_shared_until(scenario, jobs, p, replication, &background, stop)
+                .map(|m| (m, generation + t0.elapsed()))
+        })
+        .collect();
+    let mut out = first_halt(runs)?;
+    out.insert(base, (base_metrics, base_time));
+    Ok(out)
 }
 
 /// All the values, or the first runaway in order (else the first cancellation).

@@ -126,8 +126,12 @@ labels! {
     OwnSeason => "own group's season", "本组时段";
     OtherSeason => "other groups' busy season", "其他课题组繁忙时段";
     QuietSeason => "other groups' quiet season", "其他课题组空闲时段";
-    NoteRun => "Mean of {} replications; error bars: 95% confidence intervals.",
-        "{}次重复的平均值；误差线：95%置信区间。";
+    NoteRun => "Mean of {} simulated years; error bars: 95% confidence intervals of the mean.",
+        "{}个模拟年份的平均值；误差线：平均值的95%置信区间。";
+    NoteCostYears => "Mean of {} simulated years; error bar: 95% CI of the mean. Thin line under each bar: a single year's total bill, median (dot) to 90th-percentile year.",
+        "{}个模拟年份的平均值；误差线：平均值的95%置信区间。每个条形下方的线：单个年份的总成本，从中位年份（圆点）到第90百分位年份。";
+    P90Label => "p90 {}", "p90 {}";
+    YearP50P90 => "a single year: median to 90th percentile", "单个年份：中位数至第90百分位";
     NoteCdf => "All replications pooled; jobs submitted after the warm-up.",
         "汇总全部重复；仅统计预热期后提交的作业。";
     NoteTimeseries => "Daily means over {} replications. Shaded: seasons (name × arrival multiplier).",
@@ -158,6 +162,16 @@ labels! {
     ScenarioName => "Scenario", "场景";
     Description => "Description", "说明";
     SummaryHeading => "Summary (mean ± 95% CI half-width)", "结果汇总（平均值 ± 95%置信区间半宽）";
+    CiLegend => "± in every table of this report: the 95% confidence interval of the mean over the {} simulated years (how precisely the average year is known), not the range of a single year. To budget a year, see \"{}\".",
+        "下列各表中的 ±：{}个模拟年份平均值的95%置信区间，不是单个年份的取值区间。一年的预算见“{}”。";
+    BudgetHeading => "Budget a year (the spread of single simulated years)", "一年的预算（单个模拟年份的分布）";
+    BudgetNote => "A single year's total bill over the {} simulated years of this run: the median year, the 90th-percentile year (nine years in ten cost at most this) and the years whose bill exceeded the mean plus 20% (the usual budget buffer). This is the spread of single years, what a year's budget must cover; it is not the 95% CI of the mean, which the ± beside the mean gives and which narrows as years are added.",
+        "本次运行{}个模拟年份中单个年份的总成本：中位年份、第90百分位年份（90%的年份不超过该值），以及总成本超过平均值加20%（即预留20%的预算）的年份。这是单个年份的分布，一年的预算应以此为准；这不是平均值的95%置信区间（表中的 ±，年份多时变小）。";
+    BudgetMean => "Mean ± 95% CI of the mean", "平均值 ± 平均值的95%置信区间";
+    BudgetP50 => "Median year", "中位年份";
+    BudgetP90 => "90th-percentile year", "第90百分位年份";
+    BudgetAbove => "Years above mean + 20%", "超过平均值 + 20% 的年份";
+    YearsOf => "{} of {}", "{}年（共{}年）";
     PairedHeading => "Paired differences against '{}' (same simulated years)", "与“{}”的配对差异（相同的模拟年份）";
     ChartsHeading => "Charts", "图表";
     ParamsHeading => "Key parameters of the scenario", "场景的主要参数";
@@ -229,8 +243,8 @@ labels! {
         "每次重复模拟从起始日期起的一年（预热期在起始日期之前）：校内队列中其他课题组的作业按受校历调节的泊松过程到达，本组作业同时提交，另有云端租卡可选；所有策略在相同的模拟年份上比较（公共随机数）。成本按该年计算，包月租金按日折算，等待时间包括作业每一段排队时间。";
     MethodsCi => "Every ± figure is a 95% Student-t confidence interval over independent simulated years. It covers simulation noise given the model — not errors in the inputs (prices, loads, calendar), nor what the model leaves out. Measured on the default scenario (Slurm node campus), the intervals contain the true mean 87–96% of the time at 10 replications and 90–100% at 20 (docs/STATISTICS.md); on a simpler pool campus the 95th-percentile wait of policies that leave the queue at a threshold covered only 56–82.5%: judge tail requirements by the share of years that miss them.",
         "所有 ± 数值均为对独立模拟年份的 95% Student t 置信区间，只反映在模型假设成立前提下的模拟波动，不反映输入（价格、负载、校历）的误差，也不反映模型未包含的因素。在默认场景（Slurm 节点模型）上实测：10 次重复时区间有 87–96% 的概率包含真值，20 次时为 90–100%（见 docs/STATISTICS.md）；在更简单的资源池模型上，按阈值离开队列的策略，其第95百分位等待时间的区间只有 56–82.5%。对尾部要求，请看未达标年份的比例。";
-    MethodsBias => "Known bias: replaying the KTH-SP2 log under the same EASY rules gives a mean wait of 1.87 h against the recorded 4.25 h (0.44×) and 54% of jobs starting at once against 23%. Outages and a scheduling cycle inferred from the log close only about a third of the gap (mean wait 0.62× the recorded one; docs/VALIDATION.md). Campus waits here are on the optimistic side unless the scenario models such losses.",
-        "已知偏差：在相同的 EASY 规则下重放 KTH-SP2 日志，模拟平均等待 1.87 小时，日志记录为 4.25 小时（0.44 倍）；立即开始的作业占 54%，记录为 23%。从日志中推出停机与周期调度后再重放，平均等待也只到记录值的 0.62 倍（见 docs/VALIDATION.md）。除非场景建模了这些容量损失，此处的校内等待时间偏乐观。";
+    MethodsBias => "No known direction of bias: replaying the KTH-SP2 log as a machine that never stops waits less than it recorded (0.44× the mean; 0.62× with its outages and scheduling cycle), under KTH's documented time-of-day limits it matches September–January (1.03×) and waits longer in February–June (1.32×), and a scenario fitted on one part of the log predicts the next at 1.7× (docs/LIMITS.md). Check against your own cluster (validate --trace, fit, calibrate) before quoting waits.",
+        "偏差方向未知：KTH-SP2 日志看作从不停机的集群重放时，等待低于记录（平均 0.44 倍；加上停机与周期调度后 0.62 倍）；按 KTH 公布的分时段规则重放，9 月至 1 月与记录相差不大（1.03 倍），2 月至 6 月偏高（1.32 倍）；用日志前一段得出的场景预测后一段，平均等待为记录的 1.7 倍（见 docs/LIMITS.md）。给出等待时间前，请先用本校集群的日志或实测等待对比（validate --trace、fit、calibrate）。";
     // Sweep axis titles (src/plot/sweep_charts.rs, `axis_label`), the target line and
     // the policy map.
     AxisThreshold => "Overflow threshold (h)", "溢出阈值（小时）";
@@ -277,9 +291,9 @@ labels! {
     SensPatience => "Patience (every account)", "用户耐心（全部账户）";
     TornadoTitle => "Sensitivity: the answer across uncertain inputs", "敏感性：不确定输入下的结论";
     TornadoCostAxis => "Cost difference vs {} (CNY)", "与{}的成本差（元）";
-    TornadoWaitAxis => "Mean-wait difference vs {} (h)", "与{}的平均等待时间差（小时）";
-    NoteTornado => "Bar: paired difference from each input's low value (light) through the scenario's value (dot) to its high value (dark); {} replications per level, same seeds.",
-        "条形：各输入从低值（浅色）经场景设定值（圆点）到高值（深色）时的配对差；每个水平{}次重复，相同随机种子。";
+    TornadoWaitAxis => "p95-wait difference vs {} (h)", "与{}的第95百分位等待时间差（小时）";
+    NoteTornado => "Bar: paired difference from each input's low value (light) through the scenario's value (dot) to its high value (dark); whiskers: 95% CI; {} replications per level, same seeds.",
+        "条形：各输入从低值（浅色）经场景设定值（圆点）到高值（深色）时的配对差；横线：95%置信区间；每个水平{}次重复，相同随机种子。";
     SensHeading => "Sensitivity band", "敏感性区间";
     SensIntro => "Paired differences against '{}' at the low, central and high value of each uncertain input, one input at a time, {} replications per level on the same simulated years. Recommended: the cheapest policy whose 95% CI meets {} (Bonferroni over the policies).",
         "每次只改变一个不确定输入，取其低值、中间值与高值，给出各策略与“{}”的配对差；每个水平{}次重复，使用相同的模拟年份。推荐策略：95%置信区间满足{}的策略中成本最低者（按策略数做 Bonferroni 校正）。";
@@ -298,6 +312,53 @@ labels! {
     SensRecommended => "Recommended", "推荐策略";
     SensDeltaCost => "Δ cost (CNY)", "成本差（元）";
     SensDeltaWaitP95 => "Δ p95 wait (h)", "第95百分位等待时间差（小时）";
+    // The decision `run` prints first (src/usecase/decision.rs); the full tables follow
+    // only with --verbose.
+    DecHead => "{}: the decision, from {} simulated years per policy (every policy on the same years)",
+        "{}：结论，根据每个策略 {} 个模拟年份（各策略使用相同的年份）";
+    DecRecommended => "Recommended: {}", "推荐策略：{}";
+    DecRule => "  the cheapest policy whose 95% CI meets {} ({}; Bonferroni over {} policies)",
+        "  即 95% 置信区间满足 {} 的策略中成本最低者（{}；按 {} 个策略做 Bonferroni 校正）";
+    DecNoneMeets => "Recommended: none; the closest: {}", "推荐策略：无；与目标相差最小的是 {}";
+    DecNoneRule => "  no policy's 95% CI meets {} ({}; Bonferroni over {} policies)",
+        "  没有策略的 95% 置信区间满足 {}（{}；按 {} 个策略做 Bonferroni 校正）";
+    DecSourceCli => "--target", "由 --target 给出";
+    DecSourceScenario => "the scenario's [sensitivity] targets", "场景的 [sensitivity] targets";
+    DecSourceDefault => "the default target; set yours with --target", "默认目标，可用 --target 指定";
+    DecCostYear => "Its cost: ¥{} a year (95% CI of the mean: ± ¥{})", "其成本：每年 ¥{}（平均值的 95% 置信区间：± ¥{}）";
+    DecCostWindow => "Its cost: ¥{} per {} days (95% CI of the mean: ± ¥{})", "其成本：¥{}，统计期 {} 天（平均值的 95% 置信区间：± ¥{}）";
+    DecAgainst => "Against the baseline {} (paired over the same simulated years):", "与基准策略{}的配对差（相同的模拟年份）：";
+    DecIsBaseline => "It is the baseline; the next policy that meets the targets, {}, against it (paired over the same simulated years):",
+        "该策略即为基准策略；其次满足目标的策略{}与该策略的配对差（相同的模拟年份）：";
+    DecIsBaselineAlone => "It is the baseline; no other policy meets the targets.", "该策略即为基准策略；没有其他策略满足目标。";
+    DecPairedLine => "  cost {} (95% CI {} to {}), p95 wait {} h (95% CI {} to {})",
+        "  成本 {}（95% 置信区间 {} 至 {}），第95百分位等待时间 {} 小时（95% 置信区间 {} 至 {}）";
+    DecWaitsHead => "Waits under {} (mean ± 95% CI; p95: the mean of each year's 95th percentile):",
+        "{}下的等待时间（平均值 ± 95% 置信区间；第95百分位为各年第95百分位的平均）：";
+    DecClassWaits => "  main jobs, {}: mean {} h, p95 {} h", "  主要作业（{}）：平均 {} 小时，第95百分位 {} 小时";
+    DecGroupWaits => "  all of the group's jobs: mean {} h, p95 {} h", "  本组全部作业：平均 {} 小时，第95百分位 {} 小时";
+    DecSure => "How sure: {} simulated years per policy; {}", "可信程度：每个策略 {} 个模拟年份；{}";
+    DecSettledCheapest => "settled: it is the cheapest policy and its CI meets the targets",
+        "结论已确定：该策略成本最低，其置信区间也满足目标";
+    DecSettled => "settled: every cheaper policy misses the targets even on its mean",
+        "结论已确定：每个更便宜的策略的平均值都不满足目标";
+    DecUnsettled => "not settled: {} is cheaper and meets the targets on its mean but not with 95% confidence; more replications (--replications) may recommend it",
+        "结论未确定：{}更便宜，其平均值满足目标，只是未达到 95% 置信度；增加重复次数（--replications）后可能推荐该策略";
+    DecNoneClose => "not settled: {} meets the targets on its mean but not with 95% confidence; more replications (--replications) may qualify it",
+        "结论未确定：{}的平均值满足目标，只是未达到 95% 置信度；增加重复次数（--replications）后该策略可能达标";
+    DecNoneFar => "no policy meets the targets even on its mean: loosen them (--target) or add a policy",
+        "没有策略的平均值满足目标：请放宽目标（--target）或增加策略";
+    DecBandNoFlip => "Sensitivity band ({} inputs at low and high, {} years per level): the recommendation does not flip ({} at every level)",
+        "敏感性区间（{} 个输入取低值与高值，每个水平 {} 个年份）：推荐结论不变（各水平下均为{}）";
+    DecBandFlip => "Sensitivity band ({} inputs at low and high, {} years per level): the recommendation flips",
+        "敏感性区间（{} 个输入取低值与高值，每个水平 {} 个年份）：推荐结论会改变";
+    DecBandFlips => "  {}; robust across the band: {}", "  {}；在整个区间内稳健：{}";
+    DecFlipAt => "{} {}: {}", "{}取{}值时为{}";
+    DecBandCentral => "; at the scenario's values, with {} years per level, it recommends {}", "；在场景设定值下、每个水平 {} 个年份时推荐{}";
+    DecBandOff => "Sensitivity band: not computed (--no-sensitivity, [sensitivity] enabled = false, or the run was interrupted)",
+        "敏感性区间：未计算（--no-sensitivity、[sensitivity] enabled = false，或运行未完成）";
+    DecMore => "Full tables (summary, by class, risk, band): --verbose, report.html and the CSV files",
+        "完整表格（汇总、按作业类型、未达标年份、敏感性区间）：加 --verbose，或见 report.html 与 CSV 文件";
     // Cost labels when the totals are for one calendar year (see `L::per_window`).
     TotalCostAxisYear => "Total cost (CNY/year)", "年度总成本（元/年）";
     CostAxisYear => "Mean cost (CNY/year)", "年均成本（元/年）";

@@ -13,7 +13,7 @@ use crate::stats::percentile_sorted;
 
 pub use daily::{Daily, DailyLevel};
 
-pub use crate::metric::Metric;
+use crate::metric::Metric;
 
 // Which metrics a scenario writes depends on the scenario, which stands above the metric
 // names ([`crate::metric`]); so these two methods live here.
@@ -43,8 +43,8 @@ pub struct RunMetrics {
     /// The scenario looked unstable in this replication (offered load ≥ 1, or a large
     /// backlog still growing at the horizon).
     pub unstable: bool,
-    /// Per group class, then one entry for the whole group ([`class::ALL_CLASSES`]): the
-    /// values of the scenario's [`class::ClassMetricSet`].
+    /// Per group class, then one entry for the whole group ([`crate::scenario::class_metrics::ALL_CLASSES`]): the
+    /// values of the scenario's [`crate::scenario::class_metrics::ClassMetricSet`].
     pub classes: Vec<Vec<f64>>,
     /// Per group class of the scenario, the waits (hours) of its measured jobs, in
     /// completion order (for the per-class wait distribution).

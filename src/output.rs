@@ -108,6 +108,9 @@ pub fn run_manifest(
     for line in model.account_lines(false) {
         out.push_str(&format!("# account {line}\n"));
     }
+    if let Some(line) = crate::scenario::campus_model::header_line(scenario) {
+        out.push_str(&format!("# {line}\n"));
+    }
     for w in warnings {
         out.push_str(&format!("# warning: {w}\n"));
     }

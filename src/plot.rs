@@ -22,7 +22,7 @@ pub mod data;
 pub mod error;
 pub mod folder;
 pub mod font;
-pub use crate::i18n;
+use crate::i18n;
 pub mod layout;
 pub mod run_charts;
 pub mod sweep_charts;
@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-pub use crate::i18n::Lang;
+use crate::i18n::Lang;
 pub use chart::Chart;
 pub use error::PlotError;
 pub use folder::Folder;
@@ -154,6 +154,31 @@ pub fn layout_faults(dir: &Path, opts: &PlotOptions) -> Result<Vec<(String, Vec<
     })?
 }
 
+/// Every tick label of every chart of the output folder `dir` drawn with `opts`, with the
+/// value at its tick (chart name, labels in drawing order). Nothing is written; a test
+/// reads each label back against its tick.
+///
+/// # Errors
+/// As [`layout_faults`].
+pub fn drawn_ticks(dir: &Path, opts: &PlotOptions) -> Result<Vec<(String, Vec<theme::DrawnTick>)>, PlotError> {
+    let (folder, mut theme, chosen, _) = prepare(dir, opts)?;
+    font::with_font(&chosen, || -> Result<Vec<(String, Vec<theme::DrawnTick>)>, PlotError> {
+        let mut out = Vec::new();
+        for chart in charts_of(&folder) {
+            let name = chart.name();
+            let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            theme.tick_log = Some(log.clone());
+            let probe = layout::Probe::new((theme.width, theme.height), chosen.bytes)
+                .map_err(|message| PlotError::Draw { chart: name.clone(), message })?;
+            let root = probe.into_drawing_area();
+            chart.draw_probe(&root, &theme).map_err(|message| PlotError::Draw { chart: name.clone(), message })?;
+            let ticks = log.lock().map(|v| v.clone()).unwrap_or_default();
+            out.push((name, ticks));
+        }
+        Ok(out)
+    })?
+}
+
 /// The folder, the theme its charts are drawn with, the font and the warnings so far.
 fn prepare(dir: &Path, opts: &PlotOptions) -> Result<(Folder, Theme, font::ChosenFont, Vec<String>), PlotError> {
     check_options(opts)?;
@@ -176,6 +201,7 @@ fn prepare(dir: &Path, opts: &PlotOptions) -> Result<(Folder, Theme, font::Chose
         scale: 1.0,
         annual,
         names,
+        tick_log: None,
     };
     let mut text = folder.texts(opts.lang);
     text.push_str(&theme.prefix);

@@ -168,6 +168,10 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
     meta.push(format!("{}{}{}", t(L::Version), t(L::Colon), r.header.version.as_deref().unwrap_or(&unknown)));
     b.push(Block::List(meta));
     b.push(Block::Para(version_line(lang)));
+    b.push(Block::Para(fill(
+        L::CiLegend.get(lang),
+        &[&r.replications_count().to_string(), L::BudgetHeading.get(lang)],
+    )));
     if !r.header.warnings.is_empty() {
         b.push(Block::Heading(t(L::WarningsHeading)));
         b.push(Block::List(r.header.warnings.clone()));
@@ -231,6 +235,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
         .collect();
     b.push(Block::Table(head, rows));
     b.extend(seasons::summary_notes(r, lang));
+    b.extend(budget_blocks(r, lang, annual));
     let mut head = vec![t(L::Policy)];
     head.extend(COMPONENTS.iter().map(|c| format!("{}{}", c.1.get(lang), L::CnyUnit.per_window(annual).get(lang))));
     let rows = r
@@ -257,6 +262,40 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
         None => b.push(Block::Para(t(L::NoScenario))),
     }
     b
+}
+
+/// "Budget a year": per policy, the mean total cost with its CI, then the spread of
+/// single years (median and 90th-percentile year, the years above mean + 20%), from
+/// `summary.csv`'s year columns; nothing for folders written before them.
+fn budget_blocks(r: &RunFolder, lang: Lang, annual: bool) -> Vec<Block> {
+    let metric = "total_cost_cny";
+    if r.policies.iter().all(|p| r.year(p, metric).is_none()) {
+        return Vec::new();
+    }
+    let t = |l: L| l.get(lang).to_string();
+    let unit = L::CnyUnit.per_window(annual).get(lang);
+    let head = vec![
+        t(L::Policy),
+        format!("{}{unit}", t(L::BudgetMean)),
+        format!("{}{unit}", t(L::BudgetP50)),
+        format!("{}{unit}", t(L::BudgetP90)),
+        t(L::BudgetAbove),
+    ];
+    let money = |v: f64| if v.is_finite() { fmt_num(v, 0) } else { "–".into() };
+    let rows = r
+        .policies
+        .iter()
+        .filter_map(|p| {
+            let y = r.year(p, metric)?;
+            let above = fill(L::YearsOf.get(lang), &[&y.above_years().to_string(), &y.replications.to_string()]);
+            Some(vec![r.names.policies.get(p, lang), pm(r.stat(p, metric), 1.0), money(y.p50), money(y.p90), above])
+        })
+        .collect();
+    vec![
+        Block::Heading(t(L::BudgetHeading)),
+        Block::Para(fill(L::BudgetNote.get(lang), &[&r.replications_count().to_string()])),
+        Block::Table(head, rows),
+    ]
 }
 
 /// The "methods, assumptions and limitations" section: what is simulated, what the CIs
@@ -307,7 +346,7 @@ fn class_blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {
             rows.push(row);
         }
     }
-    let all = class_name(r, crate::metrics::class::ALL_CLASSES, lang);
+    let all = class_name(r, crate::scenario::class_metrics::ALL_CLASSES, lang);
     vec![
         Block::Heading(t(L::ClassHeading)),
         Block::Para(fill(L::ClassNote.get(lang), &[&all])),
@@ -317,7 +356,7 @@ fn class_blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {
 
 /// A class's display name; the row of every group job is "(all classes)" translated.
 fn class_name(r: &RunFolder, class: &str, lang: Lang) -> String {
-    if class == crate::metrics::class::ALL_CLASSES {
+    if class == crate::scenario::class_metrics::ALL_CLASSES {
         L::AllClasses.get(lang).to_string()
     } else {
         r.names.classes.get(class, lang)

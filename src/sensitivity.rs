@@ -26,8 +26,7 @@
 //! targets of `run --target`, else `[sensitivity] targets`, else [`spec::DEFAULT_TARGET`].
 
 pub mod band;
-/// What the band varies: the `[sensitivity]` spec, checked with the scenario.
-pub use crate::scenario::sensitivity as spec;
+use crate::scenario::sensitivity as spec;
 
 pub use band::{Band, InputBand, Level, LevelKind};
 pub use spec::{DEFAULT_REPLICATIONS, DEFAULT_TARGET, Input, RawInput, RawSensitivity, Setting};

@@ -28,6 +28,14 @@ impl Summary {
     pub fn low(&self) -> f64 {
         self.mean - self.half_width
     }
+    /// Lower end of the 95% CI of a quantity that cannot be negative (a wait, a cost, a
+    /// share, a count): the t interval's low end clamped at 0, since no value below 0 is
+    /// possible (docs/STATISTICS.md, "Intervals of non-negative quantities"). Not for
+    /// paired differences, which may be negative. NaN stays NaN.
+    pub fn low_nonneg(&self) -> f64 {
+        let low = self.low();
+        if low < 0.0 { 0.0 } else { low }
+    }
     /// Upper end of the 95% CI.
     pub fn high(&self) -> f64 {
         self.mean + self.half_width
@@ -101,6 +109,17 @@ pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interval_of_a_non_negative_quantity_stops_at_zero() {
+        let s = summarize(&[0.0, 0.1, 2.5]);
+        assert!(s.low() < 0.0, "{s:?}");
+        assert_eq!(s.low_nonneg(), 0.0);
+        assert_eq!(s.high(), s.mean + s.half_width);
+        let t = summarize(&[5.0, 5.5, 6.0]);
+        assert_eq!(t.low_nonneg(), t.low());
+        assert!(summarize(&[1.0]).low_nonneg().is_nan());
+    }
 
     #[test]
     fn t_quantiles_match_tables() {

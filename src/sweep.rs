@@ -29,7 +29,7 @@ pub mod recommend;
 pub mod store;
 pub mod table;
 
-pub use crate::scenario::keys::{KeyError, Role, get_number, set_path};
+use crate::scenario::keys::{KeyError, Role, get_number, set_path};
 
 use std::collections::HashMap;
 
@@ -453,10 +453,14 @@ impl Sweep {
 }
 
 /// A key identifying everything a policy's results depend on: the scenario without the
-/// other policies, and this policy.
+/// other policies, and this policy (under the shared background, also the baseline policy
+/// whose exact run recorded the background it was replayed against).
 pub fn policy_key(scenario: &Scenario, policy: usize) -> u64 {
     let mut raw = scenario.raw.clone();
     raw.policies = vec![scenario.raw.policies[policy].clone()];
+    if shared_background(scenario) && policy != scenario.baseline {
+        raw.policies.push(scenario.raw.policies[scenario.baseline].clone());
+    }
     raw.simulation.baseline_policy = None;
     toml::to_string(&raw)
         .expect("serialises")
@@ -495,13 +499,19 @@ pub fn run_point_costed(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Option<Results>, crate::engine::Runaway> {
     let keys: Vec<u64> = (0..scenario.policies.len()).map(|p| policy_key(scenario, p)).collect();
-    let todo: Vec<usize> = (0..keys.len()).filter(|&p| !cache.contains_key(&keys[p])).collect();
+    let mut todo: Vec<usize> = (0..keys.len()).filter(|&p| !cache.contains_key(&keys[p])).collect();
+    // Under the shared background the baseline's exact run records what the others are
+    // replayed against: a point with anything to simulate simulates all its policies.
+    let shared = shared_background(scenario);
+    if shared && !todo.is_empty() {
+        todo = (0..keys.len()).collect();
+    }
     let mut results = Results::new(scenario);
     results.replications = (0..u64::from(scenario.replications)).collect();
     if !todo.is_empty() {
         let mut sub = scenario.clone();
         sub.policies = todo.iter().map(|&p| scenario.policies[p].clone()).collect();
-        sub.baseline = 0;
+        sub.baseline = if shared { scenario.baseline } else { 0 };
         let ticked = |times: &[std::time::Duration]| {
             let timed: Vec<(usize, std::time::Duration)> = todo.iter().copied().zip(times.iter().copied()).collect();
             progress(&timed);
@@ -518,6 +528,11 @@ pub fn run_point_costed(
         results.policies[p] = cache[key].clone();
     }
     Ok(Some(results))
+}
+
+/// Whether `scenario`'s policies run under the shared background (issue 42).
+fn shared_background(scenario: &Scenario) -> bool {
+    crate::scenario::campus_model::effective(scenario).0 == crate::scenario::raw::CampusModel::Shared
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@
 use rayon::prelude::*;
 
 use crate::engine;
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::rng::{Purpose, derive_seed};
 use crate::scenario::Scenario;
 use crate::scenario::dist::DistSpec;
@@ -172,6 +172,7 @@ impl Case {
                 max_replications: None,
                 baseline_policy: None,
                 report_wait_thresholds_h: None,
+                campus_model: None,
             },
             campus: RawCampus {
                 gpus: Some(self.servers),

@@ -8,21 +8,16 @@
 //! k-th job of a class keeps its runtime, size and deadline across sweep points.
 
 pub mod arrivals;
-/// Calendars are scenario data ([`crate::scenario::calendar`]); kept here under their old path.
-pub use crate::scenario::calendar;
 pub mod load;
 
 use rand::RngExt;
 
-pub use crate::job::{Job, NO_DEADLINE, OTHERS};
+use crate::job::{Job, NO_DEADLINE};
 use crate::rng::{Purpose, SimRng, stream};
-pub use crate::scenario::TraceSource;
+use crate::scenario::TraceSource;
 use crate::scenario::calendar::Calendar;
 use crate::scenario::{JobClass, Scenario};
 use crate::units::{DAY, HOUR, SimTime};
-
-/// Longest runtime a sampled job may have (ten years).
-pub use crate::scenario::MAX_RUNTIME_HOURS;
 
 // `TraceSource` (the log's jobs, loaded with the scenario) is plain data of the scenario;
 // how a replication draws from it is workload, so its methods live here.
@@ -99,14 +94,27 @@ impl JobStream {
     /// from its own stream and each job its attributes from a stream of its own, so
     /// changing one class (or a later season) leaves the rest of the stream unchanged.
     pub fn generate(scenario: &Scenario, replication: u64) -> JobStream {
+        Self::generate_until(scenario, replication, &|| false).expect("a stream without a stop check is never cut")
+    }
+
+    /// As [`JobStream::generate`], but `None` soon after `stop()` turns true (it is
+    /// polled between classes and every [`STREAM_POLL_EVERY`] jobs). A long horizon's
+    /// stream takes seconds to draw, longer than a Ctrl-C should wait (issue 45 item 4);
+    /// the jobs drawn do not depend on the polls.
+    pub fn generate_until(scenario: &Scenario, replication: u64, stop: &dyn Fn() -> bool) -> Option<JobStream> {
         let mut jobs = Vec::new();
         let add_classes = |jobs: &mut Vec<Job>, group: bool, classes: &[JobClass], calendar: &Calendar| {
             for (i, class) in classes.iter().enumerate() {
                 let source = Source { seed: scenario.seed, replication, group, class: i as u16 };
-                generate_class(jobs, class, source, class.calendar(calendar), scenario.horizon);
+                if stop() || !generate_class(jobs, class, source, class.calendar(calendar), scenario.horizon, stop) {
+                    return false;
+                }
             }
+            true
         };
-        add_classes(&mut jobs, false, &scenario.background, &scenario.background_calendar);
+        if !add_classes(&mut jobs, false, &scenario.background, &scenario.background_calendar) {
+            return None;
+        }
         if let Some(src) = &scenario.background_trace {
             let mut trace = src.jobs_for(scenario, replication);
             // A log's group jobs are numbered among themselves (generated ones by class).
@@ -115,9 +123,11 @@ impl JobStream {
             }
             jobs.extend(trace);
         }
-        add_classes(&mut jobs, true, &scenario.group, &scenario.group_calendar);
+        if !add_classes(&mut jobs, true, &scenario.group, &scenario.group_calendar) || stop() {
+            return None;
+        }
         jobs.sort_by_key(|j| j.submit); // stable: keeps the documented tie order
-        JobStream { jobs }
+        Some(JobStream { jobs })
     }
 
     /// Builds a stream from jobs given in code (tests, traces); sorts them stably.
@@ -144,12 +154,27 @@ struct Source {
     class: u16,
 }
 
-fn generate_class(out: &mut Vec<Job>, class: &JobClass, src: Source, calendar: &Calendar, horizon: SimTime) {
+/// Jobs drawn between two polls of the stop check in [`JobStream::generate_until`]
+/// (about a millisecond of drawing).
+pub const STREAM_POLL_EVERY: usize = 4096;
+
+/// Draws one class's jobs into `out`; false when `stop()` cut it short.
+fn generate_class(
+    out: &mut Vec<Job>,
+    class: &JobClass,
+    src: Source,
+    calendar: &Calendar,
+    horizon: SimTime,
+    stop: &dyn Fn() -> bool,
+) -> bool {
     let (group, index) = (src.group, src.class);
     let mut arrivals_rng = stream(src.seed, src.replication, Purpose::Arrivals { group, class: index });
     let times = arrivals::nonhomogeneous_poisson(class.rate_per_sec, calendar, horizon, &mut arrivals_rng);
     out.reserve(times.len());
     for (ordinal, submit) in times.into_iter().enumerate() {
+        if ordinal % STREAM_POLL_EVERY == STREAM_POLL_EVERY - 1 && stop() {
+            return false;
+        }
         let ordinal = ordinal as u32;
         let attributes = Purpose::JobAttributes { group, class: index, index: ordinal };
         let rng: &mut SimRng = &mut stream(src.seed, src.replication, attributes);
@@ -179,4 +204,5 @@ fn generate_class(out: &mut Vec<Job>, class: &JobClass, src: Source, calendar: &
             gpus_per_node: class.gpus_per_node,
         });
     }
+    true
 }

@@ -1,6 +1,6 @@
 //! Writing results, below every layer that writes: numbers as CSV text ([`num`]) and
 //! for people ([`fmt_num`]), CSV files built in memory ([`CsvBytes`]), files written
-//! atomically ([`atomic_write`]), the lock that keeps two runs out of one folder
+//! atomically ([`atomic_write`]) after proving the path writable ([`probe_file`]), the lock that keeps two runs out of one folder
 //! ([`lock`]) and the rule for when a folder may be written at all ([`occupied`]).
 //!
 //! Every file is produced as bytes by a pure function and written atomically (temporary
@@ -32,6 +32,28 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result.map_err(|e| std::io::Error::new(e.kind(), format!("could not write '{}': {e}", path.display())))
+}
+
+/// Proves, before any work, that `path` can be written as a file: creates its folder if
+/// needed, then creates and removes a temporary sibling. A command whose output comes after
+/// minutes of work (fit, a replay's job list, a fitted scenario) calls this first, so an
+/// unusable path fails at once with the path named instead of after the work.
+///
+/// # Errors
+/// The path is a folder, its folder cannot be created, or a file cannot be created there;
+/// the message names the path and the system's reason.
+pub fn probe_file(path: &Path) -> std::io::Result<()> {
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot write '{}': {e}", path.display()));
+    if path.is_dir() {
+        return Err(named(std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a folder; give a file name")));
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(named)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let probe = dir.join(format!(".{name}.probe-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(named)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 /// Formats a number for CSV: shortest round-trip text, empty for NaN, `0` for −0.

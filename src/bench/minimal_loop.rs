@@ -24,9 +24,9 @@ use std::collections::{BinaryHeap, VecDeque};
 use rand_distr::{Distribution, Exp1};
 
 use crate::rng::{Purpose, stream};
+use crate::scenario::MAX_RUNTIME_HOURS;
 use crate::scenario::{Scenario, Timing};
 use crate::units::{DAY, SimTime, hours_to_secs, secs_to_hours};
-use crate::workload::MAX_RUNTIME_HOURS;
 
 /// One drawn job: what the loop needs of it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -105,7 +105,7 @@ pub fn policy_risks(scenario: &Scenario, results: &Results, targets: &[Target]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::Metric;
+    use crate::metric::Metric;
     use crate::target::parse_target;
 
     #[test]

@@ -54,7 +54,7 @@
 use std::fmt;
 
 use super::Results;
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::scenario::Scenario;
 use crate::stats::{Summary, summarize};
 

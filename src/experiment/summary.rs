@@ -3,9 +3,55 @@
 //! (replication by replication, so common random numbers cancel the shared noise).
 
 use super::Results;
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::scenario::Scenario;
-use crate::stats::{Summary, summarize};
+use crate::stats::{Summary, percentile_sorted, summarize};
+
+/// The guide's budget buffer: estimate the bill, then add 20% (DOMAIN.md, "Overspending";
+/// the platforms' own budgeting advice in market.md). A year above mean × (1 + this) is a
+/// year that buffer would not have covered.
+pub const BUDGET_BUFFER: f64 = 0.2;
+
+/// How single simulated years spread (what budgeting one year needs, which the CI of
+/// the mean does not say): empirical quantiles of the per-year values and how many years
+/// ended above the mean plus [`BUDGET_BUFFER`]. Quantiles are Hyndman–Fan type 7 (linear
+/// between order statistics, numpy's and R's default; docs/STATISTICS.md), over the years
+/// with a finite value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct YearSpread {
+    /// The median year.
+    pub p50: f64,
+    /// The 90th-percentile year: nine years in ten at or below it, by the simulated years.
+    pub p90: f64,
+    /// Years strictly above mean × (1 + [`BUDGET_BUFFER`]).
+    pub above_buffer: usize,
+    /// Years with a finite value (the denominator of the share).
+    pub years: usize,
+}
+
+impl YearSpread {
+    /// No per-year values (a sweep's summaries, read back from `sweep.csv`).
+    pub const UNKNOWN: YearSpread = YearSpread { p50: f64::NAN, p90: f64::NAN, above_buffer: 0, years: 0 };
+
+    /// The spread of `values` (one per simulated year; NaN years are left out) around `mean`,
+    /// the mean of their finite values.
+    pub fn of(values: &[f64], mean: f64) -> YearSpread {
+        let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        sorted.sort_by(f64::total_cmp);
+        let limit = mean * (1.0 + BUDGET_BUFFER);
+        YearSpread {
+            p50: percentile_sorted(&sorted, 0.5),
+            p90: percentile_sorted(&sorted, 0.9),
+            above_buffer: sorted.iter().filter(|&&v| v > limit).count(),
+            years: sorted.len(),
+        }
+    }
+
+    /// The share of years above mean + [`BUDGET_BUFFER`] (NaN without years).
+    pub fn above_buffer_share(&self) -> f64 {
+        if self.years == 0 { f64::NAN } else { self.above_buffer as f64 / self.years as f64 }
+    }
+}
 
 /// One row of `summary.csv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +64,8 @@ pub struct SummaryRow {
     pub summary: Summary,
     /// Replications in which the scenario looked unstable under this policy.
     pub unstable_replications: usize,
+    /// How single years spread (p50, p90, years above mean + 20%).
+    pub years: YearSpread,
 }
 
 /// One row of `paired.csv`: policy minus baseline, per replication, summarised.
@@ -38,7 +86,7 @@ pub struct PairedRow {
 pub struct ClassRow {
     /// Policy name.
     pub policy: String,
-    /// Class name, or [`crate::metrics::class::ALL_CLASSES`].
+    /// Class name, or [`crate::scenario::class_metrics::ALL_CLASSES`].
     pub class: String,
     /// Metric name (of the scenario's class metric set).
     pub metric: String,
@@ -56,7 +104,7 @@ pub struct SeasonRow {
     /// Season name, or [`crate::metrics::season::OUTSIDE_SEASONS`] or
     /// [`crate::metrics::season::ALL_SEASONS`].
     pub season: String,
-    /// Class name, or [`crate::metrics::class::ALL_CLASSES`].
+    /// Class name, or [`crate::scenario::class_metrics::ALL_CLASSES`].
     pub class: String,
     /// Metric name (of [`crate::metrics::season::SEASON_METRICS`]).
     pub metric: &'static str,
@@ -89,11 +137,13 @@ impl Summaries {
             let unstable = results.policies[p].unstable.iter().filter(|&&u| u).count();
             for m in Metric::all_written(scenario) {
                 let col = results.column(p, m);
+                let summary = summarize(&col);
                 rows.push(SummaryRow {
                     policy: policy.name.clone(),
                     metric: m,
-                    summary: summarize(&col),
+                    summary,
                     unstable_replications: unstable,
+                    years: YearSpread::of(&col, summary.mean),
                 });
                 let base = results.column(b, m);
                 let diffs: Vec<f64> = col.iter().zip(&base).map(|(x, y)| x - y).collect();

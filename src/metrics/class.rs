@@ -12,7 +12,7 @@
 
 use crate::stats::percentile_sorted;
 
-pub use crate::scenario::class_metrics::{ALL_CLASSES, ClassMetricSet};
+use crate::scenario::class_metrics::ClassMetricSet;
 
 /// What one replication measured of one class's jobs (those submitted in the window).
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -5,7 +5,7 @@
 //! under each season whose window holds that time (seasons of `[background]` and of
 //! `[workload]`; a name used in both lists is one row), under "outside seasons" when no
 //! season holds it, and always under "all". Per season row and per class row (each group
-//! class, then [`super::class::ALL_CLASSES`]) one replication records the jobs submitted,
+//! class, then [`crate::scenario::class_metrics::ALL_CLASSES`]) one replication records the jobs submitted,
 //! the wait's mean, p50 and p95, the jobs that gave up (reneged or balked) and the cloud
 //! share. Waits are those of `wait_mean_h`: completed jobs, and reneged jobs up to the
 //! moment they gave up (a censored wait, docs/STATISTICS.md). Across replications each

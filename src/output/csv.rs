@@ -4,7 +4,7 @@
 use crate::date::Date;
 use crate::experiment::risk::PolicyRisk;
 use crate::experiment::{DailySums, Results, Summaries, wait_bin_edges};
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::scenario::Scenario;
 use crate::target::Target;
 use crate::write::{CsvBytes, num};
@@ -41,30 +41,46 @@ impl Encoding {
     }
 }
 
+/// The columns `summary.csv` ends with, after `unstable_replications`: how single
+/// simulated years spread ([`crate::experiment::summary::YearSpread`]): the median year,
+/// the 90th-percentile year, and the share of years above mean + 20% (the guide's budget
+/// buffer, [`crate::experiment::summary::BUDGET_BUFFER`]). Appended at the end so that
+/// readers by position of the older columns keep working.
+pub const YEAR_COLUMNS: [&str; 3] = ["year_p50", "year_p90", "year_share_above_mean_plus_20pct"];
+
 /// `summary.csv`: policy × metric.
 pub fn summary_csv(s: &Summaries) -> Vec<u8> {
-    let mut w =
-        CsvBytes::new(["policy", "metric", "unit"].into_iter().chain(SUMMARY_COLUMNS).chain(["unstable_replications"]));
+    let mut w = CsvBytes::new(
+        ["policy", "metric", "unit"]
+            .into_iter()
+            .chain(SUMMARY_COLUMNS)
+            .chain(["unstable_replications"])
+            .chain(YEAR_COLUMNS),
+    );
     for r in &s.rows {
         let x = &r.summary;
+        let y = &r.years;
         w.row(
             [r.policy.clone(), r.metric.name().into(), r.metric.unit().into()]
                 .into_iter()
-                .chain(summary_cells(x))
-                .chain([r.unstable_replications.to_string()]),
+                .chain(summary_cells(x, true))
+                .chain([r.unstable_replications.to_string()])
+                .chain([num(y.p50), num(y.p90), num(y.above_buffer_share())]),
         );
     }
     w.finish()
 }
 
 /// `classes.csv`: policy × class × class metric (the group's classes, then
-/// [`crate::metrics::class::ALL_CLASSES`] for every group job).
+/// [`crate::scenario::class_metrics::ALL_CLASSES`] for every group job).
 pub fn classes_csv(s: &Summaries) -> Vec<u8> {
     let mut w = CsvBytes::new(["policy", "class", "metric", "unit"].into_iter().chain(SUMMARY_COLUMNS));
     for r in &s.classes {
         let x = &r.summary;
         w.row(
-            [r.policy.clone(), r.class.clone(), r.metric.clone(), r.unit.clone()].into_iter().chain(summary_cells(x)),
+            [r.policy.clone(), r.class.clone(), r.metric.clone(), r.unit.clone()]
+                .into_iter()
+                .chain(summary_cells(x, true)),
         );
     }
     w.finish()
@@ -84,7 +100,7 @@ pub fn seasons_csv(s: &Summaries) -> Vec<u8> {
             r.metric.to_string(),
             r.unit.to_string(),
             num(x.mean),
-            num(x.low()),
+            num(x.low_nonneg()),
             num(x.high()),
             x.n.to_string(),
         ]);
@@ -139,9 +155,12 @@ pub fn class_replications_csv(scenario: &Scenario, results: &Results) -> Vec<u8>
 const SUMMARY_COLUMNS: [&str; 5] = ["mean", "ci95_low", "ci95_high", "std_dev", "replications"];
 
 /// The five columns every summary row ends with: `mean, ci95_low, ci95_high, std_dev,
-/// replications` (paired.csv names the first `mean_diff`).
-fn summary_cells(x: &crate::stats::Summary) -> [String; 5] {
-    [num(x.mean), num(x.low()), num(x.high()), num(x.std_dev), x.n.to_string()]
+/// replications` (paired.csv names the first `mean_diff`). `nonneg`: the quantity
+/// cannot be negative, so the interval's low end is clamped at 0 ([`crate::stats::Summary::low_nonneg`]);
+/// false for paired differences.
+fn summary_cells(x: &crate::stats::Summary, nonneg: bool) -> [String; 5] {
+    let low = if nonneg { x.low_nonneg() } else { x.low() };
+    [num(x.mean), num(low), num(x.high()), num(x.std_dev), x.n.to_string()]
 }
 
 /// `paired.csv`: policy − baseline, per metric.
@@ -162,7 +181,7 @@ pub fn paired_csv(s: &Summaries) -> Vec<u8> {
         w.row(
             [r.policy.clone(), r.baseline.clone(), r.metric.name().into(), r.metric.unit().into()]
                 .into_iter()
-                .chain(summary_cells(x)),
+                .chain(summary_cells(x, false)),
         );
     }
     w.finish()

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use super::csv as out_csv;
 use crate::experiment::{PolicyResults, Results, wait_bin_edges};
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::scenario::Scenario;
 use crate::write::{CsvBytes, atomic_write};
 

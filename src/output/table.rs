@@ -3,7 +3,8 @@
 
 use crate::experiment::Summaries;
 use crate::experiment::risk::PolicyRisk;
-use crate::metrics::Metric;
+use crate::experiment::summary::{BUDGET_BUFFER, YearSpread};
+use crate::metric::Metric;
 use crate::scenario::Scenario;
 use crate::stats::Summary;
 use crate::target::Target;
@@ -119,6 +120,41 @@ fn columns(scenario: &Scenario) -> Vec<(String, Metric, f64, usize)> {
     cols
 }
 
+/// The header of the column beside the total cost: the spread of single years' bills
+/// (of single windows when the measured window is not one year).
+fn year_header(scenario: &Scenario) -> &'static str {
+    if scenario.is_one_year() { "a year: p50 / p90" } else { "a window: p50 / p90" }
+}
+
+/// A year's bill as a budget reads it: `87,120 / 93,800` (median / 90th-percentile year).
+fn year_range(y: &YearSpread) -> String {
+    if y.years == 0 || y.p50.is_nan() {
+        return "–".into();
+    }
+    format!("{} / {}", thousands(y.p50), thousands(y.p90))
+}
+
+/// The legend of the cost columns: what ± is, what the year column is, and per policy
+/// how many simulated years the guide's 20% buffer would not have covered.
+fn budget_note(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
+    let above: Vec<String> = scenario
+        .policies
+        .iter()
+        .filter_map(|p| {
+            let y = s.get(&p.name, Metric::TotalCost)?.years;
+            Some(format!("{} {} of {}", shown(scenario, &p.name), y.above_buffer, y.years))
+        })
+        .collect();
+    format!(
+        "± is the 95% CI of the mean over {replications} simulated years, not the range of one year; \
+         {}: the median and 90th-percentile year's total bill (to budget a year)\n  \
+         years whose bill exceeds the mean + {}% (the usual budget buffer): {}\n",
+        year_header(scenario),
+        crate::write::num(BUDGET_BUFFER * 100.0),
+        above.join(", ")
+    )
+}
+
 /// What the deadline-miss column covers: the group classes that have a deadline.
 pub fn deadline_note(scenario: &Scenario) -> String {
     let classes: Vec<String> = scenario
@@ -141,7 +177,12 @@ pub fn deadline_note(scenario: &Scenario) -> String {
 pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String {
     let cols = columns(scenario);
     let mut header = vec!["policy".to_string()];
-    header.extend(cols.iter().map(|c| c.0.clone()));
+    for c in &cols {
+        header.push(c.0.clone());
+        if c.1 == Metric::TotalCost {
+            header.push(year_header(scenario).to_string());
+        }
+    }
     header.push(String::new());
     let mut rows: Vec<Vec<String>> = Vec::new();
     for p in &scenario.policies {
@@ -149,8 +190,12 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         let unstable = s.get(&p.name, Metric::TotalCost).map_or(0, |r| r.unstable_replications);
         let mut row = vec![shown(scenario, &p.name)];
         for &(_, m, scale, decimals) in &cols {
+            if m == Metric::TotalCost {
+                row.push(money(&g(m)));
+                row.push(s.get(&p.name, m).map_or("–".into(), |r| year_range(&r.years)));
+                continue;
+            }
             row.push(match m {
-                Metric::TotalCost => money(&g(m)),
                 // Shares: the CI is clamped to [0, 100%] (issue 27 item 13).
                 _ if scale == 100.0 => share_pm(&g(m), decimals),
                 _ => pm(&g(m), scale, decimals),
@@ -160,7 +205,10 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         rows.push(row);
     }
     let mut out = String::new();
-    out.push_str(&format!("{}: {} replications per policy; mean ± 95% CI half-width\n", scenario.name, replications));
+    out.push_str(&format!(
+        "{}: {replications} replications (simulated years) per policy; mean ± 95% CI of the mean over {replications} years\n",
+        scenario.name
+    ));
     let model = crate::scenario::assumptions::Assumptions::of(scenario);
     out.push_str(&format!(
         "{}\n{}; {}\n",
@@ -168,8 +216,12 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
         model.priority_line(false),
         model.patience_line(false)
     ));
+    if let Some(line) = crate::scenario::campus_model::header_line(scenario) {
+        out.push_str(&format!("{line}\n"));
+    }
     out.push_str(&format!("{}\n\n", crate::workload::load::offered_load(scenario)));
     out.push_str(&layout(&header, &rows));
+    out.push_str(&budget_note(scenario, s, replications));
     out.push_str(&deadline_note(scenario));
     out.push('\n');
     if Metric::RenegedShare.written(scenario) {
@@ -200,7 +252,9 @@ pub fn render(scenario: &Scenario, s: &Summaries, replications: usize) -> String
     }
     if !paired.is_empty() {
         let base = shown(scenario, base);
-        out.push_str(&format!("\nPaired differences against '{base}' (same simulated years):\n{paired}"));
+        out.push_str(&format!(
+            "\nPaired differences against '{base}' (same simulated years; ± is the 95% CI of the mean difference):\n{paired}"
+        ));
     }
     for note in rentals_past_the_window(scenario) {
         out.push_str(&format!("\nNote: {note}\n"));
@@ -332,14 +386,18 @@ pub fn render_by_class(scenario: &Scenario, s: &Summaries) -> String {
                 cell("wait_p95_h", 1.0, 2),
             ];
             for &t in thresholds {
-                row.push(cell(&crate::metrics::class::ClassMetricSet::threshold_name(t), 100.0, 1));
+                row.push(cell(&crate::scenario::class_metrics::ClassMetricSet::threshold_name(t), 100.0, 1));
             }
             row.push(cell("deadline_miss_rate", 100.0, 1));
             row.push(cell("cloud_job_share", 100.0, 1));
             rows.push(row);
         }
     }
-    format!("By job class (mean ± 95% CI half-width; jobs per measured window):\n{}", layout(&header, &rows))
+    let n = s.rows.first().map_or(0, |r| r.summary.n);
+    format!(
+        "By job class (mean ± 95% CI of the mean over {n} simulated years; jobs per measured window):\n{}",
+        layout(&header, &rows)
+    )
 }
 
 #[cfg(test)]

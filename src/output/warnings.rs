@@ -263,7 +263,7 @@ pub fn collect(
     results: &crate::experiment::Results,
     stopping: &crate::experiment::Stopping,
 ) -> Vec<Warning> {
-    use crate::metrics::Metric;
+    use crate::metric::Metric;
     let mut out = Vec::new();
     let n = results.replications.len();
     if n < 5 {

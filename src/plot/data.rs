@@ -157,6 +157,51 @@ pub(crate) fn stats(t: &Table) -> Result<Vec<Stat>, PlotError> {
         .collect()
 }
 
+/// One row's spread of single simulated years, from the last columns of `summary.csv`
+/// ([`crate::output::csv::YEAR_COLUMNS`]; folders written before them have none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct YearStat {
+    /// Policy name.
+    pub policy: String,
+    /// Metric name.
+    pub metric: String,
+    /// The median year.
+    pub p50: f64,
+    /// The 90th-percentile year.
+    pub p90: f64,
+    /// Share of years above mean + 20% (the guide's budget buffer).
+    pub above_share: f64,
+    /// Replications (the share's denominator).
+    pub replications: u32,
+}
+
+impl YearStat {
+    /// How many years were above mean + 20% (the share times the years, which it is).
+    pub fn above_years(&self) -> u32 {
+        (self.above_share * f64::from(self.replications)).round() as u32
+    }
+}
+
+/// Reads the year columns of `summary.csv`; empty when the file has none of them.
+pub(crate) fn year_stats(t: &Table) -> Result<Vec<YearStat>, PlotError> {
+    let [p50, p90, share] = crate::output::csv::YEAR_COLUMNS;
+    if [p50, p90, share].iter().any(|c| t.col(c).is_none()) {
+        return Ok(Vec::new());
+    }
+    (0..t.rows.len())
+        .map(|i| {
+            Ok(YearStat {
+                policy: t.text(i, "policy").to_string(),
+                metric: t.text(i, "metric").to_string(),
+                p50: t.num(i, p50)?,
+                p90: t.num(i, p90)?,
+                above_share: t.num(i, share)?,
+                replications: t.num(i, "replications")?.max(0.0) as u32,
+            })
+        })
+        .collect()
+}
+
 /// Reads `classes.csv` rows: (class, statistic).
 pub(crate) fn class_stats(t: &Table) -> Result<Vec<(String, Stat)>, PlotError> {
     let stats = stats(t)?;

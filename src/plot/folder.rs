@@ -35,6 +35,8 @@ pub struct RunFolder {
     pub policies: Vec<String>,
     /// `summary.csv`.
     pub summary: Vec<Stat>,
+    /// `summary.csv`'s spread of single years (empty for folders written before it).
+    pub years: Vec<data::YearStat>,
     /// `paired.csv`.
     pub paired: Vec<Paired>,
     /// `classes.csv` (optional; folders written before it existed have none): (class, statistic).
@@ -77,6 +79,11 @@ impl RunFolder {
     /// The statistic of `policy` and `metric`.
     pub fn stat(&self, policy: &str, metric: &str) -> Option<&Stat> {
         self.summary.iter().find(|s| s.policy == policy && s.metric == metric)
+    }
+
+    /// The spread of single years of `policy` and `metric` (from `summary.csv`).
+    pub fn year(&self, policy: &str, metric: &str) -> Option<&data::YearStat> {
+        self.years.iter().find(|s| s.policy == policy && s.metric == metric)
     }
 
     /// A class statistic of a policy (from `classes.csv`).
@@ -158,7 +165,7 @@ pub struct SweepFolder {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AxisMeta {
     /// Decision or condition (None: an older folder).
-    pub role: Option<crate::sweep::Role>,
+    pub role: Option<crate::scenario::keys::Role>,
     /// The axis title given in the scenario, English.
     pub label: Option<String>,
     /// The axis title given in the scenario, Chinese.
@@ -189,7 +196,7 @@ pub struct DecisionRow {
 impl SweepFolder {
     /// Whether the sweep has condition axes and their analysis.
     pub fn has_decisions(&self) -> bool {
-        !self.decisions.is_empty() && self.axes.iter().any(|a| a.role == Some(crate::sweep::Role::Condition))
+        !self.decisions.is_empty() && self.axes.iter().any(|a| a.role == Some(crate::scenario::keys::Role::Condition))
     }
 
     /// Whether `policy` at the point with these values is the best decision at its
@@ -336,7 +343,9 @@ fn dir_name(dir: &Path) -> String {
 }
 
 fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
-    let summary = data::stats(&Table::read(&dir.join("summary.csv"), data::SUMMARY_COLUMNS)?)?;
+    let summary_table = Table::read(&dir.join("summary.csv"), data::SUMMARY_COLUMNS)?;
+    let summary = data::stats(&summary_table)?;
+    let years = data::year_stats(&summary_table)?;
     if summary.is_empty() {
         return Err(PlotError::Value {
             path: dir.join("summary.csv").display().to_string(),
@@ -432,6 +441,7 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
         deadline_classes,
         policies,
         summary,
+        years,
         paired,
         replications,
         days,
@@ -551,7 +561,7 @@ fn sweep_manifest(
             let t = axes_table.and_then(|a| a.get(key)).and_then(|v| v.as_table());
             let text = |f: &str| t.and_then(|t| t.get(f)).and_then(|v| v.as_str()).map(String::from);
             AxisMeta {
-                role: text("role").and_then(|r| crate::sweep::Role::parse(&r)),
+                role: text("role").and_then(|r| crate::scenario::keys::Role::parse(&r)),
                 label: text("label"),
                 label_zh: text("label_zh"),
             }

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::chart::Chart;
 use super::data::WaitPoint;
 use super::folder::RunFolder;
-use super::theme::{AxisSpec, INK, Mark, Textual, Theme, ci_bar, dashed, nice_ticks, padded, policy_colour, tick};
+use super::theme::{AxisSpec, INK, Mark, Textual, Theme, Ticks, ci_bar, dashed, padded, policy_colour};
 use crate::i18n::{L, fill};
 use crate::write::fmt_num;
 
@@ -86,13 +86,10 @@ impl Chart for CostVsWait<'_> {
         }
         let n = run.replications_count().to_string();
         let area = th.frame(root, &self.caption(th), &legend, &fill(th.t(L::NoteRun), &[&n]))?;
-        let (xspan, yspan) = (x1 - x0, y1 - y0);
-        let xf = move |v: f64| tick(v, xspan);
-        let yf = move |v: f64| tick(v, yspan);
         let chart = th.axes(
             &area,
-            &AxisSpec::linear(x0, x1, 8, th.t(L::WaitP95Axis), &xf),
-            &AxisSpec::linear(y0, y1, 7, th.t(L::TotalCostAxis), &yf),
+            &AxisSpec::linear(x0, x1, 8, th.t(L::WaitP95Axis)),
+            &AxisSpec::linear(y0, y1, 7, th.t(L::TotalCostAxis)),
         )?;
         let plot = chart.plotting_area();
         for &(i, x, y) in &reps {
@@ -339,7 +336,6 @@ fn cdf_panel<DB: DrawingBackend>(
             .expect("ticks");
         if zh { zh_duration(*h) } else { (*en).to_string() }
     };
-    let yf = |v: f64| format!("{v:.0}%");
     // The share axis starts a little below the lowest curve (most jobs of a campus start
     // within a minute: from 0% three quarters of the height would be empty), at a
     // multiple of 10%; 95% is always a tick (the p95 the tables quote).
@@ -350,15 +346,11 @@ fn cdf_panel<DB: DrawingBackend>(
     };
     let lowest = series.iter().filter_map(start).fold(100.0f64, f64::min);
     let y0 = (((lowest - 5.0) / 10.0).floor() * 10.0).clamp(0.0, 80.0);
-    let mut y_spec = AxisSpec::linear(y0, 100.0, 5, y_desc, &yf);
-    if !y_spec.ticks.iter().any(|t| (t - 95.0).abs() < 1e-9) {
-        // 95% replaces a neighbour it would sit on.
-        let step = (100.0 - y0) / 5.0;
-        y_spec.ticks.retain(|t| (t - 95.0).abs() >= step * 0.6 || *t == 100.0);
-        y_spec.ticks.push(95.0);
-        y_spec.ticks.sort_by(f64::total_cmp);
-    }
-    let chart = th.axes(area, &AxisSpec::with_ticks(x0, x1, ticks, x_desc, &xf), &y_spec)?;
+    let mut y_ticks = Ticks::new(y0, 100.0, 5).with_suffix("%");
+    // 95% replaces a neighbour it would sit on.
+    y_ticks.insert(95.0, (100.0 - y0) / 5.0 * 0.6, 100.0);
+    let y_spec = AxisSpec::numeric(y0, 100.0, y_ticks, y_desc);
+    let chart = th.axes(area, &AxisSpec::with_ticks(x0, x1, ticks, x_desc, xf), &y_spec)?;
     let plot = chart.plotting_area();
     for (i, points) in series.iter().enumerate() {
         let mut line: Vec<(f64, f64)> = Vec::new();
@@ -426,7 +418,20 @@ impl Chart for CostBreakdown<'_> {
         let value = |p: &str, m: &str| run.stat(p, m).map(|s| s.mean).filter(|v| v.is_finite()).unwrap_or(0.0);
         let totals: Vec<Option<&super::data::Stat>> =
             run.policies.iter().map(|p| run.stat(p, "total_cost_cny")).collect();
-        let max = totals.iter().flatten().map(|s| if s.high.is_finite() { s.high } else { s.mean }).fold(0.0, f64::max);
+        // A single year's bill, median to 90th-percentile year (summary.csv's year columns).
+        let years: Vec<Option<(f64, f64)>> = run
+            .policies
+            .iter()
+            .map(|p| {
+                run.year(p, "total_cost_cny").map(|y| (y.p50, y.p90)).filter(|y| y.0.is_finite() && y.1.is_finite())
+            })
+            .collect();
+        let max = totals
+            .iter()
+            .flatten()
+            .map(|s| if s.high.is_finite() { s.high } else { s.mean })
+            .chain(years.iter().flatten().map(|y| y.1))
+            .fold(0.0, f64::max);
         let x1 = if max > 0.0 { max * 1.3 } else { 1.0 };
         // A component no policy spends on (monthly rent when nothing rents by the month)
         // has no bar and no legend entry.
@@ -434,18 +439,18 @@ impl Chart for CostBreakdown<'_> {
             .iter()
             .filter(|(m, _, _)| run.policies.iter().any(|p| value(p, m) > 0.0))
             .map(|(_, l, c)| (th.t(*l).to_string(), Mark::Swatch(c.to_rgba())))
+            .chain(years.iter().any(Option::is_some).then(|| (th.t(L::YearP50P90).to_string(), Mark::Series(INK))))
             .collect();
         let reps = run.replications_count().to_string();
-        let area = th.frame(root, &self.caption(th), &legend, &fill(th.t(L::NoteRun), &[&reps]))?;
+        let note = if years.iter().any(Option::is_some) { L::NoteCostYears } else { L::NoteRun };
+        let area = th.frame(root, &self.caption(th), &legend, &fill(th.t(note), &[&reps]))?;
         let names: Vec<String> = run.policies.iter().map(|p| th.policy(p)).collect();
         let yf = move |v: f64| {
             let k = v.round() as i64;
             if (0..n as i64).contains(&k) { names[n - 1 - k as usize].clone() } else { String::new() }
         };
-        let xf = move |v: f64| tick(v, x1);
-        let x_ticks = nice_ticks(0.0, max.max(1.0), 6);
         let y_spec = AxisSpec::with_ticks(-0.6, n as f64 - 0.4, (0..n).map(|k| k as f64).collect(), "", &yf);
-        let x_spec = AxisSpec::with_ticks(0.0, x1, x_ticks, th.t(L::CostAxis), &xf);
+        let x_spec = AxisSpec::numeric(0.0, x1, Ticks::new(0.0, max.max(1.0), 6), th.t(L::CostAxis));
         let chart = th.axes(&area, &x_spec, &y_spec)?;
         let plot = chart.plotting_area();
         for (i, p) in run.policies.iter().enumerate() {
@@ -457,6 +462,16 @@ impl Chart for CostBreakdown<'_> {
                     plot.draw(&Rectangle::new([(left, y - 0.32), (left + v, y + 0.32)], colour.filled())).s()?;
                 }
                 left += v;
+            }
+            if let Some((p50, p90)) = years[i] {
+                // Under the bar, clear of the next one (bars span y ± 0.32, one apart).
+                let yy = y - 0.43;
+                let style = INK.stroke_width(th.lw(1));
+                ci_bar(root, &chart, (p50, yy), (p90, yy), th.px(0.15), style)?;
+                root.draw(&Circle::new(chart.backend_coord(&(p50, yy)), th.px(0.15), INK.filled())).s()?;
+                let at = chart.backend_coord(&(p90, yy));
+                let font = th.font(0.65).pos(Pos::new(HPos::Left, VPos::Center));
+                root.draw_text(&fill(th.t(L::P90Label), &[&fmt_num(p90, 0)]), &font, (at.0 + th.px(0.4), at.1)).s()?;
             }
             if let Some(t) = totals[i] {
                 let style = INK.stroke_width(th.lw(2));

@@ -24,13 +24,11 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::Stat;
 use super::folder::{AxisMeta, SweepFolder};
-use super::theme::{
-    AxisSpec, INK, Mark, Textual, Theme, dashed, decimals_for, nice_ticks, padded, policy_colour, tick,
-};
+use super::theme::{AxisSpec, INK, Mark, Scale, Textual, Theme, Ticks, dashed, decimals_for, padded, policy_colour};
 use crate::i18n::{L, Lang, fill};
 use crate::plot::chart::Chart;
+use crate::scenario::keys::Role;
 use crate::scenario::labels::DisplayNames;
-use crate::sweep::Role;
 use crate::write::fmt_num;
 
 /// The headline metrics, one line chart each.
@@ -326,10 +324,12 @@ impl Chart for MetricLines<'_> {
             None => (0.0, xs_text.len().saturating_sub(1) as f64),
         };
         let (x0, x1) = padded(xmin, xmax, 0.04);
-        let xticks: Vec<f64> = match &numeric {
-            Some(n) if n.len() <= 12 => n.clone(),
-            Some(_) => nice_ticks(xmin, xmax, 8),
-            None => (0..xs_text.len()).map(|k| k as f64).collect(),
+        // More than 12 swept values: round ticks ([`Ticks`]) instead of every value.
+        let x_auto = numeric.as_ref().filter(|n| n.len() > 12).map(|_| Ticks::new(xmin, xmax, 8));
+        let xticks: Vec<f64> = match (&numeric, &x_auto) {
+            (_, Some(t)) => t.positions.clone(),
+            (Some(n), None) => n.clone(),
+            (None, _) => (0..xs_text.len()).map(|k| k as f64).collect(),
         };
         let best_marks = sw.has_decisions();
         let mut legend = th.policy_legend(&sw.policies);
@@ -357,28 +357,22 @@ impl Chart for MetricLines<'_> {
             note.push_str(&format!(" ({MAX_FACETS}/{})", facets_except(sw, x).len()));
         }
         let area = th.frame(root, &self.caption(th), &legend, &note)?;
-        let xspan = x1 - x0;
-        let xf = |v: f64| match &numeric {
+        let xf = |v: f64| match (&numeric, &x_auto) {
+            (_, Some(t)) => t.label(v),
             // A swept value is labelled as written (1.15, not 1.1).
-            Some(n) => match n.iter().position(|x| (x - v).abs() < 1e-9) {
-                Some(k) => xs_text[k].clone(),
-                None => tick(v, xspan.max(if v.fract() == 0.0 { 20.0 } else { 1.0 })),
-            },
-            None => xs_text.get(v.round() as usize).cloned().unwrap_or_default(),
+            (Some(n), None) => {
+                n.iter().position(|x| (x - v).abs() < 1e-9).map_or_else(|| Ticks::exact(v), |k| xs_text[k].clone())
+            }
+            (None, _) => xs_text.get(v.round() as usize).cloned().unwrap_or_default(),
         };
-        let yspan = y1 - y0;
-        let yf = move |v: f64| {
-            if log {
-                let real = 10f64.powf(v);
-                if real >= 1.0 {
-                    fmt_num(real, 0)
-                } else {
-                    // One significant digit is what a 1-2-5 log tick has (0.002, not 0).
-                    let decimals = ((-real.log10()).ceil() as usize).clamp(1, 6);
-                    format!("{real:.decimals$}").trim_end_matches('0').trim_end_matches('.').to_string()
-                }
+        let log_label = |v: f64| {
+            let real = 10f64.powf(v);
+            if real >= 1.0 {
+                fmt_num(real, 0)
             } else {
-                tick(v, yspan)
+                // One significant digit is what a 1-2-5 log tick has (0.002, not 0).
+                let decimals = ((-real.log10()).ceil() as usize).clamp(1, 6);
+                format!("{real:.decimals$}").trim_end_matches('0').trim_end_matches('.').to_string()
             }
         };
         let key = param_label(sw, x, th.lang);
@@ -388,11 +382,14 @@ impl Chart for MetricLines<'_> {
                           x_desc: &str,
                           y_desc: &str|
          -> Result<(), String> {
-            let x_spec = AxisSpec::with_ticks(x0, x1, xticks.clone(), x_desc, &xf);
+            let mut x_spec = AxisSpec::with_ticks(x0, x1, xticks.clone(), x_desc, xf);
+            x_spec.scale = if numeric.is_some() { Scale::Linear } else { Scale::Named };
             let y_spec = if log {
-                AxisSpec::with_ticks(y0, y1, log_ticks(y0, y1), y_desc, &yf)
+                let mut spec = AxisSpec::with_ticks(y0, y1, log_ticks(y0, y1), y_desc, log_label);
+                spec.scale = Scale::Log10;
+                spec
             } else {
-                AxisSpec::linear(y0, y1, 6, y_desc, &yf)
+                AxisSpec::linear(y0, y1, 6, y_desc)
             };
             let chart = th.axes(panel, &x_spec, &y_spec)?;
             let plot = chart.plotting_area();

@@ -31,6 +31,53 @@ pub struct Theme {
     pub annual: bool,
     /// Display names of policies, classes and seasons (`label`, `label_zh`).
     pub names: std::sync::Arc<crate::scenario::labels::DisplayNames>,
+    /// Where every tick label drawn is recorded with the value it stands for, when set
+    /// ([`crate::plot::drawn_ticks`]: a test reads each label back against its tick).
+    pub tick_log: Option<std::sync::Arc<std::sync::Mutex<Vec<DrawnTick>>>>,
+}
+
+/// How the labels of an axis read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// A label is the number at its position (and a unit suffix such as `%`).
+    Linear,
+    /// A label is 10 to the power of its position (log axes).
+    Log10,
+    /// Labels are names (categories, dates, durations), not numbers to read back.
+    Named,
+}
+
+/// One tick label as drawn, with the number it must read as: what the tick-label test
+/// checks on every axis of every chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawnTick {
+    /// Which axis: `x`, `y` or `colour bar`.
+    pub axis: &'static str,
+    /// Which panel: the number of labels recorded before its axes were drawn (one
+    /// number per panel of a chart).
+    pub panel: usize,
+    /// The value at the tick, in the units of its label (10^position on a log axis).
+    pub value: f64,
+    /// The label drawn.
+    pub label: String,
+    /// How the label reads.
+    pub scale: Scale,
+}
+
+impl Theme {
+    /// Records a tick label drawn at `value` (label units) when the theme keeps a log.
+    pub fn record_tick(&self, axis: &'static str, panel: usize, value: f64, label: &str, scale: Scale) {
+        if let Some(log) = &self.tick_log
+            && let Ok(mut v) = log.lock()
+        {
+            v.push(DrawnTick { axis, panel, value, label: label.to_string(), scale });
+        }
+    }
+
+    /// The panel number the next axes' labels are recorded with ([`DrawnTick::panel`]).
+    pub fn next_panel(&self) -> usize {
+        self.tick_log.as_ref().and_then(|l| l.lock().ok().map(|v| v.len())).unwrap_or(0)
+    }
 }
 
 /// Colour-blind-safe policy colours (Okabe–Ito, then Tableau), in policy order.
@@ -263,6 +310,76 @@ impl Ranged for Axis {
 /// The coordinates of every chart.
 pub type Coords = Cartesian2d<Axis, Axis>;
 
+/// Round tick positions of a numeric axis and their labels, from one step: the one
+/// routine every numeric axis of every chart (and the heatmap's colour bar) is ticked
+/// and labelled with, so a label cannot say another number than its tick's. Labels have
+/// as many decimals as the step needs, all of them the same (0.0, 2.5, 5.0, 7.5), and
+/// never fewer than a position added by hand needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ticks {
+    /// Tick positions, increasing.
+    pub positions: Vec<f64>,
+    /// Decimals of every label.
+    pub decimals: usize,
+    /// Text after every number (`%`), empty for none.
+    pub suffix: &'static str,
+}
+
+/// The decimals (up to 6) that write `x` exactly.
+fn decimals_of(x: f64) -> usize {
+    let whole = |y: f64| (y.round() - y).abs() <= 1e-6 * y.abs().max(1.0);
+    (0..6).find(|&d| whole(x * 10f64.powi(d as i32))).unwrap_or(6)
+}
+
+impl Ticks {
+    /// About `n` round ticks (1, 2, 2.5 or 5 × 10^k apart) inside `[lo, hi]`.
+    pub fn new(lo: f64, hi: f64, n: usize) -> Ticks {
+        let positions = nice_ticks(lo, hi, n);
+        let step = if positions.len() >= 2 {
+            positions[1] - positions[0]
+        } else if hi > lo && n > 0 {
+            nice_step(hi - lo, n)
+        } else {
+            1.0
+        };
+        let mut t = Ticks { positions, decimals: decimals_of(step), suffix: "" };
+        t.fit_decimals();
+        t
+    }
+
+    /// The same ticks with `suffix` after every label.
+    pub fn with_suffix(mut self, suffix: &'static str) -> Ticks {
+        self.suffix = suffix;
+        self
+    }
+
+    /// Adds a tick at `v` (removing neighbours closer than `gap`, except `keep`), and
+    /// widens the labels' decimals if `v` needs more.
+    pub fn insert(&mut self, v: f64, gap: f64, keep: f64) {
+        if self.positions.iter().any(|t| (t - v).abs() < 1e-9 * v.abs().max(1.0)) {
+            return;
+        }
+        self.positions.retain(|t| (t - v).abs() >= gap || *t == keep);
+        self.positions.push(v);
+        self.positions.sort_by(f64::total_cmp);
+        self.fit_decimals();
+    }
+
+    /// `v` with as many decimals as it needs (up to 6): a number on a tick placed by hand.
+    pub fn exact(v: f64) -> String {
+        fmt_num(v, decimals_of(v))
+    }
+
+    fn fit_decimals(&mut self) {
+        self.decimals = self.positions.iter().map(|&t| decimals_of(t)).fold(self.decimals, usize::max);
+    }
+
+    /// The label of the tick at `v`.
+    pub fn label(&self, v: f64) -> String {
+        format!("{}{}", fmt_num(v, self.decimals), self.suffix)
+    }
+}
+
 /// One axis: range, tick positions, description and tick label format.
 pub struct AxisSpec<'f> {
     /// Low end.
@@ -274,7 +391,9 @@ pub struct AxisSpec<'f> {
     /// Description (with unit); empty for none.
     pub desc: String,
     /// Tick label of a value.
-    pub fmt: &'f dyn Fn(f64) -> String,
+    pub fmt: Box<dyn Fn(f64) -> String + 'f>,
+    /// How the labels read (what the tick-label record says they stand for).
+    pub scale: Scale,
     /// Whether to draw the tick labels (off for the upper of two stacked panels).
     pub labels: bool,
     /// Least width, in pixels, kept for the tick labels (aligns stacked panels).
@@ -285,31 +404,46 @@ pub struct AxisSpec<'f> {
 }
 
 impl<'f> AxisSpec<'f> {
-    /// A linear axis over `[lo, hi]` with about `n` round ticks.
-    pub fn linear(lo: f64, hi: f64, n: usize, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
+    /// A linear axis over `[lo, hi]` with about `n` round ticks ([`Ticks`]).
+    pub fn linear(lo: f64, hi: f64, n: usize, desc: &str) -> AxisSpec<'f> {
+        AxisSpec::numeric(lo, hi, Ticks::new(lo, hi, n), desc)
+    }
+
+    /// A linear axis over `[lo, hi]` ticked and labelled by `ticks`.
+    pub fn numeric(lo: f64, hi: f64, ticks: Ticks, desc: &str) -> AxisSpec<'f> {
+        let positions = ticks.positions.clone();
+        let mut axis = AxisSpec::with_ticks(lo, hi, positions, desc, move |v| ticks.label(v));
+        axis.scale = Scale::Linear;
+        axis
+    }
+
+    /// An axis with given tick positions and labels of its own (names: dates, durations,
+    /// swept values as written); set [`AxisSpec::scale`] when the labels are numbers.
+    pub fn with_ticks(lo: f64, hi: f64, ticks: Vec<f64>, desc: &str, fmt: impl Fn(f64) -> String + 'f) -> AxisSpec<'f> {
         AxisSpec {
             lo,
             hi,
-            ticks: nice_ticks(lo, hi, n),
+            ticks,
             desc: desc.to_string(),
-            fmt,
+            fmt: Box::new(fmt),
+            scale: Scale::Named,
             labels: true,
             reserve: 0,
             thin: true,
         }
     }
 
-    /// An axis with given tick positions.
-    pub fn with_ticks(lo: f64, hi: f64, ticks: Vec<f64>, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
-        AxisSpec { lo, hi, ticks, desc: desc.to_string(), fmt, labels: true, reserve: 0, thin: true }
-    }
-
     /// An axis of `n` categories at 0, 1, …, n − 1, each with half a step of room around it
     /// (heatmap rows and columns); `fmt` labels category `k`.
-    pub fn categories(n: usize, desc: &str, fmt: &'f dyn Fn(f64) -> String) -> AxisSpec<'f> {
+    pub fn categories(n: usize, desc: &str, fmt: impl Fn(f64) -> String + 'f) -> AxisSpec<'f> {
         let mut axis = AxisSpec::with_ticks(-0.5, n as f64 - 0.5, (0..n).map(|k| k as f64).collect(), desc, fmt);
         axis.thin = false;
         axis
+    }
+
+    /// The value a label at position `v` stands for (10^v on a log axis).
+    fn value_at(&self, v: f64) -> f64 {
+        if self.scale == Scale::Log10 { 10f64.powf(v) } else { v }
     }
 }
 
@@ -360,10 +494,17 @@ impl Theme {
                 Axis { lo: y.lo, hi: y.hi, ticks: y_ticks.clone() },
             )
             .s()?;
-        let (xf, yf) = (x.fmt, y.fmt);
-        let (xl, yl) = (x.labels, y.labels);
-        let xfmt = |v: &f64| if xl { xf(*v) } else { String::new() };
-        let yfmt = |v: &f64| if yl { yf(*v) } else { String::new() };
+        let panel = self.next_panel();
+        let label = |axis: &AxisSpec<'_>, name: &'static str, v: f64| {
+            if !axis.labels {
+                return String::new();
+            }
+            let text = (axis.fmt)(v);
+            self.record_tick(name, panel, axis.value_at(v), &text, axis.scale);
+            text
+        };
+        let xfmt = |v: &f64| label(x, "x", *v);
+        let yfmt = |v: &f64| label(y, "y", *v);
         let mut mesh = chart.configure_mesh();
         mesh.label_style(tick_font.clone())
             .axis_desc_style(self.font(0.9))
@@ -566,20 +707,6 @@ pub fn decimals_for(span: f64) -> usize {
     }
 }
 
-/// A tick label of an axis spanning `span`: as many decimals as its round ticks need, and
-/// never fewer than the value itself needs. The axis may have been ticked with another
-/// count than the six assumed here (a step of 2.5 where 2 was expected), and a label that
-/// rounds its tick (2.5 shown as "2") would put every value read off the chart half a unit out.
-pub fn tick(v: f64, span: f64) -> String {
-    let whole = |x: f64| (x.round() - x).abs() <= 1e-6 * x.abs().max(1.0);
-    let step = nice_step(span.abs(), 6);
-    let mut d = 0usize;
-    while d < 6 && !(whole(step * 10f64.powi(d as i32)) && whole(v * 10f64.powi(d as i32))) {
-        d += 1;
-    }
-    fmt_num(v, d)
-}
-
 /// `[lo, hi]` padded by `pad` × the span on both sides (a degenerate range gets ±1).
 pub fn padded(lo: f64, hi: f64, pad: f64) -> (f64, f64) {
     if !(lo.is_finite() && hi.is_finite()) {
@@ -619,15 +746,24 @@ mod tests {
     }
 
     #[test]
-    fn tick_labels_have_just_the_decimals_their_step_needs() {
-        assert_eq!(tick(4.0, 4.4), "4");
-        assert_eq!(tick(0.5, 2.0), "0.5");
-        assert_eq!(tick(0.25, 1.3), "0.25");
-        assert_eq!(tick(60_000.0, 70_000.0), "60,000");
+    fn tick_labels_have_just_the_decimals_their_step_needs_and_all_the_same() {
+        let labels = |t: &Ticks| t.positions.iter().map(|&v| t.label(v)).collect::<Vec<_>>();
+        assert_eq!(labels(&Ticks::new(0.0, 4.4, 5)), ["0", "1", "2", "3", "4"]);
+        assert_eq!(labels(&Ticks::new(0.0, 10.0, 4)), ["0.0", "2.5", "5.0", "7.5", "10.0"]);
+        assert_eq!(labels(&Ticks::new(0.0, 1.3, 5)), ["0.0", "0.5", "1.0"]);
+        assert_eq!(labels(&Ticks::new(0.0, 1.3, 6)), ["0.00", "0.25", "0.50", "0.75", "1.00", "1.25"]);
+        assert_eq!(labels(&Ticks::new(0.0, 70_000.0, 4)), ["0", "20,000", "40,000", "60,000"]);
+        let mut pct = Ticks::new(40.0, 100.0, 5).with_suffix("%");
+        pct.insert(95.0, 6.0, 100.0);
+        assert_eq!(labels(&pct), ["40%", "60%", "80%", "95%", "100%"]);
+        let mut half = Ticks::new(0.0, 4.0, 4);
+        half.insert(2.5, 0.5, 4.0);
+        assert_eq!(labels(&half), ["0.0", "1.0", "2.0", "2.5", "3.0", "4.0"]);
     }
 
-    /// Every tick any chart places (`nice_ticks` at the counts the charts use, over spans
-    /// from 10^-3 to 10^6) reads back as its own position: a label never rounds its tick.
+    /// Every tick [`Ticks`] places (at the counts the charts use, over spans from 10^-3 to
+    /// 10^6) reads back as its own position, and the labels of one axis have one number of
+    /// decimals: a label never rounds its tick.
     #[test]
     fn every_tick_label_reads_back_as_its_position() {
         let read = |label: &str| label.replace(',', "").replace('−', "-").parse::<f64>().expect("a number");
@@ -638,13 +774,16 @@ mod tests {
                 for lo_frac in [0.0, -0.3, 0.17] {
                     let lo = lo_frac * span;
                     for n in 3..=10 {
-                        for t in nice_ticks(lo, lo + span, n) {
-                            let label = tick(t, span);
+                        let ticks = Ticks::new(lo, lo + span, n);
+                        for &t in &ticks.positions {
+                            let label = ticks.label(t);
                             let back = read(&label);
                             assert!(
                                 (back - t).abs() <= 1e-9 * span.max(1.0),
                                 "tick {t} over span {span} (n = {n}) is labelled {label:?}"
                             );
+                            let decimals = label.split_once('.').map_or(0, |(_, f)| f.len());
+                            assert_eq!(decimals, ticks.decimals, "{label:?} over span {span} (n = {n})");
                             checked += 1;
                         }
                     }

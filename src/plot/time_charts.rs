@@ -14,7 +14,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::Chart;
 use super::folder::{RunFolder, SeasonBand};
-use super::theme::{AxisSpec, INK, Mark, Textual, Theme, dashed, month_label, padded, policy_colour, tick};
+use super::theme::{AxisSpec, INK, Mark, Scale, Textual, Theme, Ticks, dashed, month_label, padded, policy_colour};
 use crate::date::Date;
 use crate::i18n::{L, fill};
 use crate::write::fmt_num;
@@ -38,7 +38,8 @@ pub struct CampusTimeline<'a> {
 /// Day offsets of the first of each month in `[0, days]` with their labels.
 fn month_ticks(th: &Theme, start: Option<Date>, days: f64) -> Vec<(f64, String)> {
     let Some(start) = start else {
-        return super::theme::nice_ticks(0.0, days, 8).into_iter().map(|d| (d, format!("{d:.0}"))).collect();
+        let ticks = super::theme::Ticks::new(0.0, days, 8);
+        return ticks.positions.iter().map(|&d| (d, ticks.label(d))).collect();
     };
     let mut out = Vec::new();
     let mut first = true;
@@ -135,14 +136,12 @@ impl Chart for CampusTimeline<'_> {
             |f: &dyn Fn(&super::data::Day) -> f64| run.days.iter().map(f).filter(|v| v.is_finite()).fold(0.0, f64::max);
         let qmax = padded(0.0, max_of(&|d| d.queue).max(1.0), 0.06).1;
         let bmax = padded(0.0, max_of(&|d| d.busy).max(run.campus_gpus.unwrap_or(1.0)), 0.06).1;
-        let qf = move |v: f64| tick(v, qmax);
-        let bf = move |v: f64| tick(v, bmax);
         let width = th.px(0.1).max(th.lw(2) as i32) as u32;
         // Upper panel: the queue, with the season names.
-        let mut x_spec = AxisSpec::with_ticks(0.0, days, tick_days.clone(), "", &xf);
+        let mut x_spec = AxisSpec::with_ticks(0.0, days, tick_days.clone(), "", xf);
         x_spec.labels = false;
-        let mut q_spec = AxisSpec::linear(0.0, qmax, 5, th.t(L::QueueAxis), &qf);
-        let mut b_spec = AxisSpec::linear(0.0, bmax, 5, th.t(L::BusyAxis), &bf);
+        let mut q_spec = AxisSpec::linear(0.0, qmax, 5, th.t(L::QueueAxis));
+        let mut b_spec = AxisSpec::linear(0.0, bmax, 5, th.t(L::BusyAxis));
         let reserve = th.label_width(&upper, &q_spec)?.max(th.label_width(&lower, &b_spec)?);
         (q_spec.reserve, b_spec.reserve) = (reserve, reserve);
         // The season names sit level in a strip above the queue, in up to three rows: each
@@ -186,7 +185,10 @@ impl Chart for CampusTimeline<'_> {
             root.draw_text(&label, &style, (x, y)).s()?;
         }
         // Lower panel: busy campus GPUs and the capacity.
-        let chart = th.axes(&lower, &AxisSpec::with_ticks(0.0, days, tick_days, th.t(L::DateAxis), &xf), &b_spec)?;
+        let mut date_spec = AxisSpec::with_ticks(0.0, days, tick_days, th.t(L::DateAxis), xf);
+        // Without a start date the ticks are day numbers ([`Ticks`]), else month names.
+        date_spec.scale = if run.start.is_none() { Scale::Linear } else { Scale::Named };
+        let chart = th.axes(&lower, &date_spec, &b_spec)?;
         draw_maintenance(&chart, &run.maintenance, (days, 0.0, bmax))?;
         draw_bands(&chart, &run.seasons, (days, 0.0, bmax))?;
         for (i, p) in run.policies.iter().enumerate() {
@@ -255,13 +257,12 @@ impl Chart for MonthlyUse<'_> {
         let xf = |v: f64| labels.get(v.round() as usize).cloned().unwrap_or_default();
         let ticks: Vec<f64> = (0..nm).map(|k| k as f64).collect();
         let (lo, hi) = (-0.5, nm as f64 - 0.5);
-        let cf = move |v: f64| if cap.is_some() { format!("{v:.0}%") } else { tick(v, cmax) };
         let cdesc = if cap.is_some() { th.t(L::CampusUtilAxis) } else { th.t(L::BusyAxis) };
-        let mut x_spec = AxisSpec::with_ticks(lo, hi, ticks.clone(), "", &xf);
+        let mut x_spec = AxisSpec::with_ticks(lo, hi, ticks.clone(), "", xf);
         x_spec.labels = false;
-        let gf = move |v: f64| tick(v, cloud_max);
-        let mut c_spec = AxisSpec::linear(0.0, cmax, 5, cdesc, &cf);
-        let mut g_spec = AxisSpec::linear(0.0, cloud_max, 5, th.t(L::CloudGpusAxis), &gf);
+        let c_ticks = Ticks::new(0.0, cmax, 5).with_suffix(if cap.is_some() { "%" } else { "" });
+        let mut c_spec = AxisSpec::numeric(0.0, cmax, c_ticks, cdesc);
+        let mut g_spec = AxisSpec::linear(0.0, cloud_max, 5, th.t(L::CloudGpusAxis));
         let reserve = th.label_width(&upper, &c_spec)?.max(th.label_width(&lower, &g_spec)?);
         (c_spec.reserve, g_spec.reserve) = (reserve, reserve);
         let chart = th.axes(&upper, &x_spec, &c_spec)?;
@@ -275,7 +276,7 @@ impl Chart for MonthlyUse<'_> {
                 chart.plotting_area().draw(&Circle::new(p, th.px(0.22), c.filled())).s()?;
             }
         }
-        let chart = th.axes(&lower, &AxisSpec::with_ticks(lo, hi, ticks, th.t(L::MonthAxis), &xf), &g_spec)?;
+        let chart = th.axes(&lower, &AxisSpec::with_ticks(lo, hi, ticks, th.t(L::MonthAxis), xf), &g_spec)?;
         let np = run.policies.len().max(1) as f64;
         let w = 0.8 / np;
         for (i, m) in per_policy.iter().enumerate() {

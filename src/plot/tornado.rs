@@ -1,7 +1,9 @@
 //! The tornado chart of the sensitivity band (`charts/sensitivity_tornado`), drawn from
 //! `sensitivity.csv` alone: per uncertain input (the widest spread on top), one bar per
 //! policy from its paired difference at the input's low value to that at its high value,
-//! a dot at the scenario's value; cost on the left, mean wait on the right.
+//! a dot at the scenario's value, and a whisker for the 95% CI of the difference at each
+//! of the three levels; cost on the left, the p95 wait (the metric the tables and the
+//! targets use) on the right.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -10,7 +12,7 @@ use super::chart::Chart;
 use super::data::Table;
 use super::error::PlotError;
 use super::folder::RunFolder;
-use super::theme::{AxisSpec, INK, Mark, Textual, Theme, nice_ticks, policy_colour, tick};
+use super::theme::{AxisSpec, INK, Mark, Textual, Theme, ci_bar, policy_colour};
 use crate::i18n::{L, Lang, fill};
 use crate::sensitivity::band::Row;
 
@@ -88,8 +90,16 @@ pub fn diff(rows: &[Row], input: &str, level: &str, policy: &str, metric: &str) 
         .map_or(f64::NAN, |r| r.mean_diff)
 }
 
-/// The metrics of the two panels.
-const PANELS: [(&str, L); 2] = [("total_cost_cny", L::TornadoCostAxis), ("wait_mean_h", L::TornadoWaitAxis)];
+/// The 95% CI of the paired difference of `policy` on `metric` at `level` of `input`
+/// (NaN ends if absent).
+pub fn diff_ci(rows: &[Row], input: &str, level: &str, policy: &str, metric: &str) -> (f64, f64) {
+    rows.iter()
+        .find(|r| r.input == input && r.level == level && r.policy == policy && r.metric == metric)
+        .map_or((f64::NAN, f64::NAN), |r| (r.ci95_low, r.ci95_high))
+}
+
+/// The metrics of the two panels: cost, and the p95 wait the tables and targets use.
+const PANELS: [(&str, L); 2] = [("total_cost_cny", L::TornadoCostAxis), ("wait_p95_h", L::TornadoWaitAxis)];
 
 /// The tornado chart.
 pub struct Tornado<'a> {
@@ -111,8 +121,7 @@ impl Tornado<'_> {
         let spread = |input: &str| {
             let mut s: f64 = 0.0;
             for (_, p) in &policies {
-                let (lo, hi) =
-                    (diff(rows, input, "low", p, "wait_mean_h"), diff(rows, input, "high", p, "wait_mean_h"));
+                let (lo, hi) = (diff(rows, input, "low", p, PANELS[1].0), diff(rows, input, "high", p, PANELS[1].0));
                 if (hi - lo).is_finite() {
                     s = s.max((hi - lo).abs());
                 }
@@ -154,27 +163,27 @@ impl Chart for Tornado<'_> {
             for input in &inputs {
                 for (_, p) in &policies {
                     for level in ["low", "central", "high"] {
-                        let v = diff(rows, input, level, p, metric);
-                        if v.is_finite() {
-                            lo = lo.min(v);
-                            hi = hi.max(v);
+                        let (a, b) = diff_ci(rows, input, level, p, metric);
+                        for v in [diff(rows, input, level, p, metric), a, b] {
+                            if v.is_finite() {
+                                lo = lo.min(v);
+                                hi = hi.max(v);
+                            }
                         }
                     }
                 }
             }
             let pad = ((hi - lo) * 0.08).max(1e-9);
             let (x0, x1) = (lo - pad, hi + pad);
-            let span = x1 - x0;
-            let xf = move |v: f64| tick(v, span);
             let names = labels.clone();
             let first = metric == PANELS[0].0;
             let yf = move |v: f64| {
                 let r = v.round() as i64;
                 if first && (0..n as i64).contains(&r) { names[n - 1 - r as usize].clone() } else { String::new() }
             };
-            let mut y_spec = AxisSpec::with_ticks(-0.5, n as f64 - 0.5, (0..n).map(|r| r as f64).collect(), "", &yf);
+            let mut y_spec = AxisSpec::with_ticks(-0.5, n as f64 - 0.5, (0..n).map(|r| r as f64).collect(), "", yf);
             y_spec.labels = first;
-            let x_spec = AxisSpec::with_ticks(x0, x1, nice_ticks(x0, x1, 5), &fill(th.t(axis), &[&base]), &xf);
+            let x_spec = AxisSpec::linear(x0, x1, 5, &fill(th.t(axis), &[&base]));
             let chart = th.axes(panel, &x_spec, &y_spec)?;
             let plot = chart.plotting_area();
             plot.draw(&PathElement::new(vec![(0.0, -0.5), (0.0, n as f64 - 0.5)], INK.stroke_width(th.lw(2)))).s()?;
@@ -196,6 +205,12 @@ impl Chart for Tornado<'_> {
                     }
                     if b.is_finite() && m.is_finite() {
                         plot.draw(&Rectangle::new([(b.min(m), y - h), (b.max(m), y + h)], colour.filled())).s()?;
+                    }
+                    // Whiskers: the 95% CI of the difference at each level, above the bar.
+                    for level in ["low", "central", "high"] {
+                        let (a, b) = diff_ci(rows, input, level, p, metric);
+                        let style = INK.stroke_width(th.lw(1));
+                        ci_bar(root, &chart, (a, y), (b, y), th.px(0.15), style)?;
                     }
                     if m.is_finite() {
                         let at = chart.backend_coord(&(m, y));

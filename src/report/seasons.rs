@@ -4,9 +4,9 @@
 
 use super::{Block, pm};
 use crate::i18n::{L, Lang, fill};
-use crate::metrics::class::ALL_CLASSES;
 use crate::metrics::season::{ALL_SEASONS, OUTSIDE_SEASONS};
 use crate::plot::folder::RunFolder;
+use crate::scenario::class_metrics::ALL_CLASSES;
 
 /// The notes under the summary table: the p95 is the mean of yearly p95s, the cloud
 /// share by jobs and GPU-hours, and which classes the deadline misses cover.

@@ -3,7 +3,7 @@
 
 use super::{Input, TargetSource};
 use crate::experiment::Summaries;
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::target::Target;
 use crate::write::CsvBytes;
 use crate::write::fmt_num;

@@ -42,7 +42,7 @@ pub use regret::{EQUIVALENT_SHARE, Pairing, Regret};
 
 use super::Role;
 use super::recommend::{self, PointResult, Recommendation, Rule, Verdict};
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::stats::Summary;
 use crate::target::Target;
 
@@ -430,7 +430,7 @@ impl Analysis {
 mod tests {
     use super::*;
     use crate::experiment::Summaries;
-    use crate::experiment::summary::SummaryRow;
+    use crate::experiment::summary::{SummaryRow, YearSpread};
     use crate::stats::t_975;
     use crate::sweep::recommend::YearCosts;
     use crate::target::parse_target;
@@ -444,7 +444,13 @@ mod tests {
     fn point(i: usize, policies: &[(&str, f64, f64)]) -> PointResult {
         let mut rows = Vec::new();
         for &(p, cost, p95) in policies {
-            let row = |metric, summary| SummaryRow { policy: p.into(), metric, summary, unstable_replications: 0 };
+            let row = |metric, summary| SummaryRow {
+                policy: p.into(),
+                metric,
+                summary,
+                unstable_replications: 0,
+                years: YearSpread::UNKNOWN,
+            };
             rows.push(row(Metric::TotalCost, summary(cost, 10.0)));
             rows.push(row(Metric::WaitMean, summary(p95 / 3.0, 0.01)));
             rows.push(row(Metric::WaitP95, summary(p95, 0.01)));

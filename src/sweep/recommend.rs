@@ -24,11 +24,11 @@ pub use break_even::{Crossing, average_month_hours, break_even_lines, crossing};
 use crate::experiment::Summaries;
 use crate::experiment::risk::{MissCount, PolicyRisk};
 use crate::experiment::summary::SummaryRow;
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::stats::binomial::{bonferroni, trials_needed_at_zero, upper_bound};
 use crate::stats::{Summary, t_975, t_quantile};
 
-pub use crate::target::{Cmp, Target, parse_target};
+use crate::target::{Cmp, Target};
 
 /// The summaries of one sweep point.
 #[derive(Clone, Debug)]
@@ -499,6 +499,8 @@ pub fn render_comparison(r: &Recommendation) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::summary::YearSpread;
+    use crate::target::parse_target;
 
     #[test]
     fn a_mean_inside_the_target_with_a_ci_outside_is_not_met() {
@@ -521,7 +523,13 @@ mod tests {
     /// A point with one policy `p`: its mean cost, its p95 wait (mean ± 95% half-width)
     /// and how many of `n` years missed `wait_p95_h<=2`.
     fn point(i: usize, policy: &str, cost: f64, p95: (f64, f64), missed: usize, n: usize) -> PointResult {
-        let row = |metric, summary| SummaryRow { policy: policy.into(), metric, summary, unstable_replications: 0 };
+        let row = |metric, summary| SummaryRow {
+            policy: policy.into(),
+            metric,
+            summary,
+            unstable_replications: 0,
+            years: YearSpread::UNKNOWN,
+        };
         PointResult {
             point: i,
             label: format!("x={i}"),
@@ -614,6 +622,7 @@ mod tests {
                 metric: Metric::MonthlyUtilization,
                 summary: nan,
                 unstable_replications: 0,
+                years: YearSpread::UNKNOWN,
             };
             p.summaries.rows.push(row);
             p

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use super::Sweep;
 use super::recommend::YearCosts;
 use crate::experiment::risk::{MissCount, PolicyRisk};
+use crate::experiment::summary::YearSpread;
 use crate::experiment::{ClassRow, PairedRow, Results, Summaries, SummaryRow};
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::output::csv as out_csv;
 use crate::scenario::Scenario;
 use crate::stats::Summary;
@@ -218,6 +219,8 @@ impl Store {
                 metric: metric(&r[1])?,
                 summary: summary(&r[3], &r[4], &r[5], &r[6], &r[7])?,
                 unstable_replications: r[8].parse().map_err(|_| "unstable_replications".to_string())?,
+                // A sweep decides on means and counted years, never on this spread.
+                years: YearSpread::UNKNOWN,
             })
         })?;
         let paired = read_rows(&d.join("paired.csv"), |r| {

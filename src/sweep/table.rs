@@ -5,7 +5,7 @@
 
 use super::decide::Layout;
 use super::recommend::PointResult;
-use crate::metrics::Metric;
+use crate::metric::Metric;
 
 /// The width text is wrapped to (the terminal, `recommendation.txt` and the report's box).
 pub const WIDTH: usize = 100;

@@ -1,7 +1,7 @@
 //! Nothing overwritten silently: what an output folder already holds, and whether a new
 //! `run`, `merge`, shard or `sweep` may write there.
 //!
-//! The rule (README, "Output folders"):
+//! The rule (docs/OUTPUTS.md, "Nothing is overwritten silently"):
 //! - an empty or new folder is always used;
 //! - a folder holding results of the **same** work (the same resolved scenario, so the
 //!   same seed and replication count; for a sweep, the same sweep hash) is used again:

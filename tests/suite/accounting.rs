@@ -2,7 +2,7 @@
 //! date, offered load is what the scenario says it is, and the waits count every campus
 //! queueing segment. Each test states the hand computation it checks.
 
-use burstsim::metrics::Metric;
+use burstsim::metric::Metric;
 use burstsim::scenario::{DEFAULT_SCENARIO, Scenario};
 use burstsim::units::DAY;
 use burstsim::workload::JobStream;
@@ -149,10 +149,10 @@ fn waits_count_every_campus_queueing_segment() {
         [campus]\ngpus = 8\nvram_gb = 80\nscheduler = \"fcfs\"\nmax_walltime_hours = 1\n\
         [[workload.classes]]\nname = \"g\"\njobs_per_week = 0\nruntime_hours = 1\n";
     let scn = Scenario::from_toml_str(text, "segments.toml").unwrap();
-    let job = |submit, runtime, group| burstsim::workload::Job {
+    let job = |submit, runtime, group| burstsim::job::Job {
         vram_gb: 1.0,
-        kind: burstsim::scenario::raw::JobKind::Cv,
-        ..burstsim::workload::Job::plain(submit, 8, runtime, group)
+        kind: burstsim::job::JobKind::Cv,
+        ..burstsim::job::Job::plain(submit, 8, runtime, group)
     };
     let jobs = JobStream::from_jobs(vec![job(0, 3 * 3600, true), job(1, 1800, false)]);
     let out = burstsim::engine::simulate(&scn, &jobs, 0, 0);

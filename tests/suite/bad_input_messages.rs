@@ -134,3 +134,175 @@ fn input_method_characters_are_named_with_the_ascii_to_type() {
     let fine = tiny().replacen("name = \"tiny\"", "name = \"小，６４“组”\" # 全角，注释", 1);
     Scenario::from_toml_str(&fine, "test.toml").unwrap();
 }
+
+/// Runs `burstsim ARGS` with a 20-second timeout (a refusal takes milliseconds; a run of
+/// 10^9 replications would not end) and returns its exit code and stderr.
+fn refused(args: &[&str]) -> (Option<i32>, String) {
+    let o = burstsim().args(args).timeout(Duration::from_secs(20)).output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn replication_counts_over_the_limit_are_refused_on_the_command_line_as_in_the_file() {
+    // Issue 45 item 4: the file's `replications = 1000000000` was refused, `-n 1000000000`
+    // started running (run, calibrate) or blamed the file's line (sweep, advise).
+    let limit = burstsim::scenario::MAX_REPLICATIONS;
+    let over = (limit + 1).to_string();
+    let in_file = error(&tiny().replacen("replications = 3\n", &format!("replications = {over}\n"), 1));
+    let said = format!("{over} is not allowed; give at most {limit} (each replication's values are kept in memory)");
+    assert!(in_file.contains(&format!("simulation.replications: {said}")), "{in_file}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let out = out.to_str().unwrap();
+    let (q, n) = ("tests/fixtures/snapshot/squeue.txt", "tests/fixtures/snapshot/sinfo.txt");
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["run", TINY, "-n", &over, "-q", "--no-charts", "--out", out],
+        vec!["run", TINY, "-n", &over, "--shard", "1/2", "-q", "--out", out],
+        vec!["sweep", TINY, "-p", "campus.gpus=64,72", "-n", &over, "-q", "--no-charts", "--out", out],
+        vec!["calibrate", "tests/fixtures/calibrate-pool.toml", "-n", &over, "-q", "--out", out],
+        vec![
+            "advise",
+            "--squeue",
+            q,
+            "--sinfo",
+            n,
+            "--partition",
+            "gpu",
+            "--gpus",
+            "4",
+            "--walltime",
+            "1-00:00:00",
+            "-n",
+            &over,
+        ],
+    ];
+    for args in commands {
+        let (code, err) = refused(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("--replications {said}")), "{args:?}: {err}");
+    }
+    // The limit itself is allowed (refused later only for its own reasons, if any).
+    let (code, err) = refused(&["run", TINY, "-n", &limit.to_string(), "--shard", "1/200000", "-q", "--out", out]);
+    assert!(!err.contains("is not allowed; give at most"), "{code:?}: {err}");
+    // calibrate's own key, which defaults to simulation.replications and was not capped.
+    let cal = std::fs::read_to_string("tests/fixtures/calibrate-pool.toml").unwrap();
+    let line = cal.lines().position(|l| l == "[calibration]").unwrap() + 2;
+    let file = dir.path().join("cal.toml");
+    std::fs::write(
+        &file,
+        cal.replacen("[calibration]\nreplications = 4\n", &format!("[calibration]\nreplications = {over}\n"), 1),
+    )
+    .unwrap();
+    let (code, err) = refused(&["calibrate", file.to_str().unwrap(), "-q", "--out", out]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("cal.toml:{line}: calibration.replications: {said}")), "{err}");
+}
+
+/// A four-week pool of 8 GPUs with one group class asking `runtime` hours; `windows` is
+/// the `[campus]` text of its reservations or time limits.
+fn windowed(windows: &str, runtime: &str) -> String {
+    format!(
+        "[simulation]\nstart_date = \"2026-09-07\"\nhorizon_days = 28\nwarmup_days = 0\nreplications = 1\n\n\
+         [campus]\ngpus = 8\nvram_gb = 80\n{windows}\n\n[[workload.classes]]\nname = \"w\"\njobs_per_week = 40\n\
+         gpus = 1\nwalltime_factor = 1\nruntime_hours = {runtime}\n"
+    )
+}
+
+fn reservation(name: &str, start: &str, minutes: u32, flags: &str) -> String {
+    format!(
+        "\n[[campus.reservations]]\nname = \"{name}\"\nstart_time = \"{start}\"\nduration_minutes = {minutes}\nflags = \"{flags}\"\n"
+    )
+}
+
+fn time_limit(start: &str, max_hours: u32, end_in_window: bool) -> String {
+    format!(
+        "\n[[campus.time_limits]]\ndays = [\"DAILY\"]\nstart = \"{start}\"\nmax_hours = {max_hours}\nend_in_window = {end_in_window}\n"
+    )
+}
+
+#[test]
+fn each_scenario_input_of_issue_45_is_refused_or_warned_with_its_message() {
+    // The catalogue of docs/ROBUSTNESS.md ("Issue 45: what a careful user tried"), the
+    // scenario files' half; the command-line and Python halves are tested where named there.
+    let never = "can never start under policy 'campus-only'";
+    let refusals: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "a daily reservation of 1,440 minutes",
+            windowed(&reservation("backup", "2026-09-07T00:00", 1440, "DAILY"), "1"),
+            vec!["workload.classes[0].runtime_hours", never, "campus.reservations[0] 'backup'", "leaves no gap"],
+        ),
+        (
+            "a weekly reservation of 10,080 minutes",
+            windowed(&reservation("all-week", "2026-09-07T00:00", 10080, "WEEKLY"), "1"),
+            vec![never, "campus.reservations[0] 'all-week' (WEEKLY", "leaves no gap"],
+        ),
+        (
+            "WEEKDAY and WEEKEND reservations together",
+            windowed(
+                &(reservation("wd", "2026-09-07T00:00", 1440, "WEEKDAY")
+                    + &reservation("we", "2026-09-12T00:00", 1440, "WEEKEND")),
+                "1",
+            ),
+            vec![never, "leaves no gap"],
+        ),
+        (
+            "a time limit below every request",
+            windowed(&time_limit("00:00", 4, false), "10"),
+            vec![never, "the longest walltime request that can ever start is 4 h", "campus.time_limits[0]"],
+        ),
+        (
+            "end-in-window windows shorter than the requests",
+            windowed(&(time_limit("08:00", 24, true) + &time_limit("20:00", 24, true)), "13"),
+            vec![never, "is 12 h (from Mon 08:00)", "jobs end in the window"],
+        ),
+        (
+            "a reservation on 30 February",
+            windowed(&reservation("x", "2026-02-30T00:00", 60, "DAILY"), "1"),
+            vec!["campus.reservations[0].start_time: '2026-02-30' is not a day of the calendar"],
+        ),
+        (
+            "a reservation in year 0001",
+            windowed(&reservation("x", "0001-01-01T00:00", 60, "DAILY"), "1"),
+            vec!["'0001-01-01' lies outside the years 1900 to 9999"],
+        ),
+        (
+            "10^9 replications",
+            tiny().replacen("replications = 3\n", "replications = 1000000000\n", 1),
+            vec!["simulation.replications: 1000000000 is not allowed; give at most 100000"],
+        ),
+        (
+            "a full-width digit",
+            tiny().replacen("gpus = 64\n", "gpus = ６４\n", 1),
+            vec!["campus.gpus: full-width digit '６' (U+FF16) outside quotes: write 6"],
+        ),
+    ];
+    for (what, text, says) in refusals {
+        let e = error(&text);
+        assert!(e.starts_with("test.toml:"), "{what}: names the file and line: {e}");
+        for s in says {
+            assert!(e.contains(s), "{what}: {s:?} not in {e}");
+        }
+    }
+    // Accepted with a warning: only the longer requests of the class can never start.
+    use burstsim::output::warnings::scenario_warnings;
+    let nightly = windowed(
+        &reservation("backup", "2026-09-07T02:00", 60, "DAILY"),
+        "{ kind = \"choice\", values = [2, 30], weights = [2, 1] }",
+    );
+    let s = Scenario::from_toml_str(&nightly, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    let w = scenario_warnings(&s).iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    for said in ["group class 'w': about 3", "campus.reservations[0] 'backup'", "counted in jobs_unfinished"] {
+        assert!(w.contains(said), "{said:?} not in {w}");
+    }
+    // The default adapted to a smaller campus: warned about what was sized for 384 GPUs.
+    let small = burstsim::scenario::DEFAULT_SCENARIO.replacen("nodes = 48\n", "nodes = 4\n", 1);
+    let s = Scenario::from_toml_str(&small, "small.toml").unwrap();
+    let w = scenario_warnings(&s).iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    for said in [
+        "gpu_limit = 128 is more than the campus's 32 GPUs",
+        "balk_gpu_hours_ahead = 18432 is 576 hours",
+        "header on top of the scenario no longer describes it",
+    ] {
+        assert!(w.contains(said), "{said:?} not in {w}");
+    }
+}

@@ -7,11 +7,12 @@
 use std::collections::{HashMap, HashSet};
 
 use burstsim::engine::{Observer, Place, simulate_observed};
-use burstsim::metrics::Metric;
+use burstsim::job::Job;
+use burstsim::job::JobKind;
+use burstsim::metric::Metric;
 use burstsim::scenario::Scenario;
-use burstsim::scenario::raw::JobKind;
 use burstsim::units::{HOUR, SimTime};
-use burstsim::workload::{Job, JobStream};
+use burstsim::workload::JobStream;
 
 /// Watches a run: starts, ends, placements, nodes going down and up, jobs giving up.
 #[derive(Default)]

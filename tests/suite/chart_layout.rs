@@ -15,7 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use burstsim::plot::{Lang, PlotOptions};
+use burstsim::i18n::Lang;
+use burstsim::plot::PlotOptions;
 
 /// The commands' extra flags per shipped scenario, as the README runs them.
 fn flags(name: &str) -> &'static [&'static str] {
@@ -57,7 +58,7 @@ fn cheap_copy(name: &str, dir: &Path) -> Option<(PathBuf, bool)> {
 }
 
 /// Runs (or sweeps) the cheap copy of `name` into `dir/name/`, without charts.
-fn output_of(name: &str, dir: &Path) -> Option<PathBuf> {
+pub(crate) fn output_of(name: &str, dir: &Path) -> Option<PathBuf> {
     let (scenario, sweep) = cheap_copy(name, dir)?;
     let out = dir.join(name);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_burstsim"));

@@ -55,8 +55,11 @@ fn csv_bytes_are_identical_for_one_and_two_threads() {
 #[test]
 fn run_prints_a_table_with_every_policy() {
     let dir = tempfile::tempdir().unwrap();
-    let out =
-        burstsim().args(["run", "tests/fixtures/tiny.toml", "-n", "2", "--out"]).arg(dir.path()).output().unwrap();
+    let out = burstsim()
+        .args(["run", "tests/fixtures/tiny.toml", "-n", "2", "--verbose", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     for p in
@@ -68,6 +71,56 @@ fn run_prints_a_table_with_every_policy() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("warning: only 2 replication"), "few replications are warned about: {err}");
     assert!(err.contains("replications/s"), "a one-line timing summary: {err}");
+}
+
+/// Issue 46 item 6: `run` leads with the decision, the recommended policy on its first
+/// lines, in at most 20 lines all told; `--verbose` adds the full tables after the same
+/// decision; `--lang zh` says it in Chinese. The recommended policy is read back from
+/// sensitivity.csv: with as many band replications as run replications, the band's central
+/// level is the run itself, judged by the same rule through another path.
+#[test]
+fn run_leads_with_the_decision_in_at_most_20_lines_and_verbose_adds_the_full_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let out = burstsim()
+            .args(["run", "tests/fixtures/tiny.toml", "-n", "2", "--sensitivity-replications", "2", "--force"])
+            .args(extra)
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let short = run(&[]);
+    let mut band = csv::Reader::from_path(dir.path().join("sensitivity.csv")).unwrap();
+    let head = band.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let central = band.records().map(Result::unwrap).find(|r| &r[col("level")] == "central").unwrap();
+    let recommended = central[col("recommended")].to_string();
+    assert_ne!(recommended, "none", "the fixture has a policy meeting the default target");
+    let lines: Vec<&str> = short.lines().collect();
+    assert!(lines.len() <= 20, "{} lines:\n{short}", lines.len());
+    assert!(lines[0].starts_with("tiny: the decision, from 2 simulated years"), "{short}");
+    assert_eq!(lines[1], format!("Recommended: {recommended}"), "{short}");
+    assert!(short.contains("95% CI") && short.contains("Sensitivity band (2 inputs"), "{short}");
+    for table in
+        ["Paired differences", "Sensitivity band: paired difference", "By job class", "mean ± 95% CI half-width"]
+    {
+        assert!(!short.contains(table), "no full table without --verbose ({table}):\n{short}");
+    }
+    let decision: String = short.lines().take_while(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
+    let verbose = run(&["--verbose", "--by-class", "--no-charts", "-t", "wait_p95_h<=24"]);
+    assert!(
+        verbose.starts_with(&decision.replace("the default target; set yours with --target", "--target")),
+        "{verbose}"
+    );
+    for table in ["Paired differences", "Sensitivity band: paired difference", "By job class", "Years that miss"] {
+        assert!(verbose.contains(table), "--verbose prints {table}:\n{verbose}");
+    }
+    let zh = run(&["--lang", "zh", "--no-charts"]);
+    assert_eq!(zh.lines().nth(1).unwrap(), format!("推荐策略：“{recommended}”"), "{zh}");
+    assert!(!zh.contains("Recommended") && !zh.contains("How sure"), "{zh}");
 }
 
 #[test]
@@ -125,13 +178,20 @@ fn an_overloaded_campus_is_reported_as_unstable_not_averaged_silently() {
         .unwrap()
         .replace("offered_load = 0.8", "offered_load = 1.3");
     std::fs::write(&over, text).unwrap();
-    let out = burstsim().arg("run").arg(&over).args(["-n", "2", "--out"]).arg(dir.path().join("o")).output().unwrap();
+    let out =
+        burstsim().arg("run").arg(&over).args(["-n", "2", "-v", "--out"]).arg(dir.path().join("o")).output().unwrap();
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unstable") && err.contains("offered load"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("UNSTABLE in 2/2"));
     let summary = std::fs::read_to_string(dir.path().join("o/summary.csv")).unwrap();
-    assert!(summary.lines().nth(1).unwrap().ends_with(",2"), "unstable_replications column: {summary}");
+    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "unstable_replications").unwrap();
+    assert_eq!(
+        summary.lines().nth(1).unwrap().split(',').nth(col),
+        Some("2"),
+        "unstable_replications column: {summary}"
+    );
 }
 
 #[test]
@@ -288,7 +348,7 @@ fn bad_inputs_through_the_binary_exit_2_with_the_file_and_never_panic() {
 fn run_with_a_target_counts_the_years_that_miss_it_in_risk_csv() {
     let dir = tempfile::tempdir().unwrap();
     let out = burstsim()
-        .args(["run", "tests/fixtures/tiny.toml", "-n", "6", "--no-charts", "--target", "wait_p95_h<=2", "--out"])
+        .args(["run", "tests/fixtures/tiny.toml", "-n", "6", "--no-charts", "-v", "--target", "wait_p95_h<=2", "--out"])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -354,6 +414,7 @@ fn targets_on_rates_are_in_percent_and_a_bare_number_is_refused_naming_the_unit(
             "-n",
             "3",
             "--no-charts",
+            "--verbose",
             "--target",
             "deadline_miss_rate<=5%",
             "--out",

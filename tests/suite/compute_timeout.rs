@@ -3,9 +3,10 @@
 //! answers, and the limits of k that must reproduce other policies record for record.
 
 use burstsim::engine::{Place, SimOutput, simulate};
+use burstsim::job::Job;
 use burstsim::scenario::Scenario;
 use burstsim::units::HOUR;
-use burstsim::workload::{Job, JobStream};
+use burstsim::workload::JobStream;
 
 /// Eight campus GPUs held for 100 h by another group's job submitted at 0, so no group job
 /// can start on campus; one free hourly offer with no start-up delay and no capacity
@@ -26,7 +27,7 @@ fn job(submit: u64, gpus: u32, runtime_h: u64, walltime_factor: f64, group: bool
     Job {
         walltime_factor,
         vram_gb: 1.0,
-        kind: burstsim::scenario::raw::JobKind::Cv,
+        kind: burstsim::job::JobKind::Cv,
         ..Job::plain(submit, gpus, runtime_h * HOUR, group)
     }
 }

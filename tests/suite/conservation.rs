@@ -8,10 +8,10 @@
 use std::path::Path;
 
 use burstsim::engine::simulate_metrics;
-use burstsim::metrics::Metric;
-use burstsim::metrics::class::ALL_CLASSES;
+use burstsim::metric::Metric;
 use burstsim::metrics::season::{ALL_SEASONS, SEASON_METRICS, SeasonSet};
 use burstsim::scenario::Scenario;
+use burstsim::scenario::class_metrics::ALL_CLASSES;
 use burstsim::scenario::raw::RawScenario;
 use burstsim::workload::JobStream;
 

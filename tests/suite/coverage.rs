@@ -16,7 +16,7 @@
 //! exactly as `burstsim run` summarises (Student-t 95%).
 
 use burstsim::experiment::{self, Results};
-use burstsim::metrics::Metric;
+use burstsim::metric::Metric;
 use burstsim::scenario::Scenario;
 use burstsim::stats::summarize;
 

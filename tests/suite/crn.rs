@@ -2,8 +2,9 @@
 //! must. These are the properties a threshold or exam-season sweep relies on for smooth
 //! curves and tight paired differences.
 
+use burstsim::job::Job;
 use burstsim::scenario::{DEFAULT_SCENARIO, Scenario};
-use burstsim::workload::{Job, JobStream};
+use burstsim::workload::JobStream;
 
 fn scenario(text: &str) -> Scenario {
     Scenario::from_toml_str(text, "crn.toml").expect("valid scenario")

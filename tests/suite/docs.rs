@@ -1,4 +1,5 @@
-//! The README and docs/*.md tell the truth about files. In every ```sh block:
+//! The README (README.md, README.zh.md) and docs/*.md tell the truth about files. In every
+//! ```sh block:
 //! - each repository path named (`scenarios/…`, `docs/…`, `tests/…`, `scripts/…`,
 //!   `assets/…`, `src/…`) exists, so renaming a file fails this test;
 //! - each scenario a `run` or `sweep` command runs loads;
@@ -8,7 +9,9 @@
 //!   first: made by an earlier command of the same document (`cp`, `-o`, `>`) or named in
 //!   its prose before the block, so a fresh clone knows what to get.
 //!
-//! And `CITATION.cff` carries the version of Cargo.toml.
+//! And the README stays short (at most 250 lines and 20,000 characters; the long material
+//! lives in docs/), points to the Chinese guide at the top, docs/README.md lists every page
+//! of docs/, and `CITATION.cff` carries the version of Cargo.toml.
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +36,7 @@ struct Command {
 }
 
 fn documents() -> Vec<PathBuf> {
-    let mut docs = vec![root().join("README.md")];
+    let mut docs = vec![root().join("README.md"), root().join("README.zh.md")];
     let mut more: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -201,6 +204,59 @@ fn the_checker_catches_a_renamed_file_and_an_unintroduced_input() {
         tokens("burstsim plot output/default --font /x.ttc#2"),
         ["burstsim", "plot", "output/default", "--font", "/x.ttc#2"]
     );
+}
+
+/// The README's budget: a newcomer reads it in a few minutes (issue 46 item 5).
+const README_MAX_LINES: usize = 250;
+const README_MAX_CHARS: usize = 20_000;
+
+/// Whether `text` is within the README's budget, or what exceeds it.
+fn readme_budget(text: &str) -> Result<(), String> {
+    let (lines, chars) = (text.lines().count(), text.chars().count());
+    if lines > README_MAX_LINES || chars > README_MAX_CHARS {
+        return Err(format!(
+            "README.md has {lines} lines and {chars} characters; at most {README_MAX_LINES} and {README_MAX_CHARS}: \
+             move the long material to docs/ (e.g. docs/TASKS.md) and link it"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn the_readme_stays_short_and_points_to_the_chinese_guide() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    readme_budget(&readme).unwrap();
+    // The budget bites: one line or one character too many fails.
+    assert!(readme_budget(&"x\n".repeat(README_MAX_LINES + 1)).is_err());
+    assert!(readme_budget(&"x".repeat(README_MAX_CHARS + 1)).is_err());
+    assert!(readme_budget(&"x\n".repeat(README_MAX_LINES)).is_ok());
+    let top: Vec<&str> = readme.lines().take(5).collect();
+    assert!(
+        top.iter().any(|l| l.contains("README.zh.md")),
+        "README.md must link the Chinese guide (README.zh.md) in its first lines: {top:?}"
+    );
+    assert!(root().join("README.zh.md").exists());
+    assert!(readme.contains("## 快速开始"), "README.md keeps a short 快速开始 pointing to README.zh.md");
+}
+
+/// The pages of docs/ (besides the index itself) that docs/README.md does not link.
+fn unlisted_pages(index: &str, pages: &[String]) -> Vec<String> {
+    pages.iter().filter(|p| !index.contains(&format!("]({p})"))).cloned().collect()
+}
+
+#[test]
+fn the_docs_index_lists_every_page() {
+    let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
+    let pages: Vec<String> = documents()
+        .iter()
+        .filter(|p| p.parent() == Some(&root().join("docs")))
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|name| name != "README.md")
+        .collect();
+    assert!(pages.len() >= 15, "docs/ has its pages: {pages:?}");
+    let missing = unlisted_pages(&index, &pages);
+    assert!(missing.is_empty(), "docs/README.md does not list {missing:?}");
+    assert_eq!(unlisted_pages("[A](A.md)", &["A.md".into(), "B.md".into()]), ["B.md"]);
 }
 
 #[test]

@@ -17,10 +17,11 @@ use std::collections::HashMap;
 
 use burstsim::cluster::Reservation;
 use burstsim::engine::{Observer, Place, simulate_observed};
+use burstsim::job::Job;
+use burstsim::job::JobKind;
 use burstsim::scenario::Scenario;
-use burstsim::scenario::raw::JobKind;
 use burstsim::units::SimTime;
-use burstsim::workload::{Job, JobStream};
+use burstsim::workload::JobStream;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, FileFailurePersistence, RngSeed, TestRunner};

@@ -109,7 +109,7 @@ fn check_policy(scn: &Scenario, policy: usize, replication: u64) {
     }
     assert!(c.running.is_empty() && c.busy_campus == 0, "{}: resources not released at the end", p.name);
     let m = &out.metrics;
-    use burstsim::metrics::Metric;
+    use burstsim::metric::Metric;
     let parts =
         [Metric::CampusCost, Metric::HourlyCost, Metric::MonthlyCost, Metric::TransferCost, Metric::StorageCost];
     assert!(parts.iter().all(|&x| m.get(x) >= 0.0 && m.get(x).is_finite()), "{}: a negative or infinite cost", p.name);
@@ -343,7 +343,7 @@ mod random_scenarios {
 
 #[test]
 fn littles_law_holds_on_a_long_run_of_the_default_scenario() {
-    use burstsim::metrics::Metric;
+    use burstsim::metric::Metric;
     // Any stable queue: the time-average number of group jobs waiting on campus equals
     // their arrival rate times their mean wait (up to jobs straddling the window's ends).
     // The calibrated default's group waits little (about 2 h on average), so its campus is

@@ -3,7 +3,7 @@
 
 use burstsim::experiment::sequential::{MIN_REPLICATIONS, parse_ci_targets};
 use burstsim::experiment::{self, Results, Sequential, Stopping, Summaries};
-use burstsim::metrics::Metric;
+use burstsim::metric::Metric;
 use burstsim::output::{csv as out_csv, write_run};
 use burstsim::scenario::Scenario;
 use burstsim::stats::summarize;
@@ -240,7 +240,7 @@ fn sequential_stopping_adds_replications_until_the_target_or_the_maximum() {
 
 #[test]
 fn class_results_add_up_to_the_group_and_the_all_classes_row_matches_the_summary() {
-    use burstsim::metrics::class::ALL_CLASSES;
+    use burstsim::scenario::class_metrics::ALL_CLASSES;
     let scn = tiny().with_overrides(None, Some(3));
     let (r, _) = experiment::run(&scn, None, &|| {});
     let s = Summaries::new(&scn, &r);

@@ -223,7 +223,7 @@ fn windows_that_cover_all_time_are_refused_at_the_class_with_what_would_fit() {
 #[test]
 fn jobs_longer_than_every_gap_never_start_and_are_counted_unfinished_not_completed() {
     use burstsim::engine::simulate;
-    use burstsim::metrics::Metric;
+    use burstsim::metric::Metric;
     use burstsim::output::warnings::{Warning, scenario_warnings};
     use burstsim::workload::JobStream;
     // docs/SCENARIOS.md's nightly backup; a third of the jobs ask 30 h.

@@ -6,9 +6,10 @@
 use std::collections::HashMap;
 
 use burstsim::engine::{Observer, Place, simulate, simulate_observed};
+use burstsim::job::Job;
 use burstsim::scenario::Scenario;
 use burstsim::units::{HOUR, SimTime};
-use burstsim::workload::{Job, JobStream};
+use burstsim::workload::JobStream;
 
 /// A campus of `nodes` × 8 GPUs on nodes, easy-backfill, with `extra` TOML appended to
 /// `[campus]` and after it.

@@ -5,7 +5,7 @@
 
 use burstsim::engine::simulate_metrics;
 use burstsim::experiment::{self, Summaries};
-use burstsim::metrics::Metric;
+use burstsim::metric::Metric;
 use burstsim::metrics::season::{ALL_SEASONS, OUTSIDE_SEASONS, SEASON_METRICS, SeasonSet};
 use burstsim::output::table;
 use burstsim::scenario::Scenario;

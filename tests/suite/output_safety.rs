@@ -220,3 +220,70 @@ fn a_run_whose_stderr_is_closed_still_stops_on_a_second_signal_and_removes_its_l
     assert_eq!(status.code(), Some(130));
     assert!(!out.join(".burstsim.lock").exists());
 }
+
+/// Issue 45 item 3: every command whose files come after its work checks where it writes
+/// first: calibrate's folder, fit's scenario file, a replay's job list and fitted
+/// scenario, and the folder plot writes its charts into (held by another writer here).
+#[test]
+fn every_command_that_writes_checks_its_output_before_the_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let unusable = file.join("out.toml");
+    let log = "tests/fixtures/traces/tiny.swf";
+    let cases: Vec<(&str, Vec<String>)> = vec![
+        (
+            "calibrate",
+            vec![
+                "calibrate".into(),
+                "tests/fixtures/calibrate-pool.toml".into(),
+                "-q".into(),
+                "--out".into(),
+                "/dev/null".into(),
+            ],
+        ),
+        (
+            "fit",
+            vec!["fit".into(), log.into(), "--gpus".into(), "8".into(), "-o".into(), unusable.display().to_string()],
+        ),
+        (
+            "validate --jobs-out",
+            vec![
+                "validate".into(),
+                "--trace".into(),
+                log.into(),
+                "--gpus".into(),
+                "8".into(),
+                "--jobs-out".into(),
+                unusable.display().to_string(),
+            ],
+        ),
+        ("fit into a folder", vec!["fit".into(), log.into(), "--gpus".into(), "8".into(), "-o".into(), "/tmp".into()]),
+    ];
+    for (what, args) in cases {
+        let o = burstsim().args(&args).output().unwrap();
+        let err = stderr(&o);
+        assert_ne!(o.status.code(), Some(0), "{what}: {err}");
+        assert!(
+            o.stdout.is_empty(),
+            "{what}: nothing was computed before the check: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        let named = args.last().unwrap();
+        assert!(err.contains(&format!("'{named}'")), "{what}: names the path: {err}");
+        assert!(!err.contains("replay") && !err.contains("points"), "{what}: failed before the work: {err}");
+    }
+    // plot: a results folder another burstsim is writing is refused before a chart is drawn.
+    let out = dir.path().join("run");
+    let ran = burstsim().args(["run", TINY, "-n", "2", "-q", "--no-charts", "--out"]).arg(&out).output().unwrap();
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    std::fs::write(
+        out.join(".burstsim.lock"),
+        "pid = 1\nstarted = 1\nhost = \"another-host\"\nkind = \"run\"\nshare = \"\"\n",
+    )
+    .unwrap();
+    let o = burstsim().arg("plot").arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is being written by another burstsim"), "{}", stderr(&o));
+    assert!(!out.join("charts").exists(), "no chart drawn into a folder another process writes");
+}

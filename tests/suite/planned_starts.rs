@@ -21,9 +21,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use burstsim::cluster::placement::{Allocation, Node, Shape};
+use burstsim::cluster::placement::{Allocation, Node};
 use burstsim::cluster::plan::{Ask, Held, Plan};
 use burstsim::cluster::slurm_planner::SlurmPlan;
+use burstsim::scenario::shape::Shape;
 
 /// The cluster of scripts/slurm-cluster.sh: 4 nodes of 8 CPUs (a CPU is a GPU here).
 const NODES: usize = 4;

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use assert_cmd::Command;
-use burstsim::plot::{self, Lang, PlotOptions};
+use burstsim::i18n::Lang;
+use burstsim::plot::{self, PlotOptions};
 
 const SCENARIO: &str = "tests/fixtures/plot-tiny.toml";
 const POLICIES: [&str; 3] = ["campus-only", "overflow-2h", "reserved"];

@@ -3,7 +3,7 @@
 
 use burstsim::cloud::estimate_charge;
 use burstsim::engine::{Place, SimOutput, simulate};
-use burstsim::metrics::Metric;
+use burstsim::metric::Metric;
 use burstsim::scenario::Scenario;
 use burstsim::workload::JobStream;
 

@@ -5,7 +5,7 @@
 //! months can be swept as a decision.
 
 use burstsim::engine::{Observer, Place, simulate, simulate_observed};
-use burstsim::metrics::Metric;
+use burstsim::metric::Metric;
 use burstsim::scenario::Scenario;
 use burstsim::units::{DAY, SimTime};
 use burstsim::workload::JobStream;
@@ -127,14 +127,17 @@ fn guide_hybrid_rents_when_a_main_job_needs_it_and_pays_the_minimum_term() {
 
 #[test]
 fn rented_months_are_a_decision_axis_and_sweep_as_text() {
-    assert_eq!(burstsim::sweep::Role::infer("cloud.offers.a800-monthly.rent_months"), burstsim::sweep::Role::Decision);
+    assert_eq!(
+        burstsim::scenario::keys::Role::infer("cloud.offers.a800-monthly.rent_months"),
+        burstsim::scenario::keys::Role::Decision
+    );
     let text = std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap();
     let text =
         text.replace("price_per_gpu_month_cny = 2500\n", "price_per_gpu_month_cny = 2500\nrent_months = [4, 5]\n");
     // The window is 1 October – 29 November; a month begun in it is paid in full.
     for (value, months) in [("10-11", 2.0), ("11", 1.0), ("all", 1.0 + 29.0 / 30.0), ("10+11", 2.0), ("none", 0.0)] {
         let mut doc: toml::Table = toml::from_str(&text).unwrap();
-        burstsim::sweep::set_path(&mut doc, "cloud.offers.big-monthly.rent_months", value).unwrap();
+        burstsim::scenario::keys::set_path(&mut doc, "cloud.offers.big-monthly.rent_months", value).unwrap();
         let scn = Scenario::from_toml_str(&toml::to_string(&doc).unwrap(), "swept.toml").unwrap();
         let p = scn.policy_index("reserved").unwrap();
         let out = simulate(&scn, &JobStream::generate(&scn, 0), p, 0);

@@ -64,7 +64,7 @@ fn scenario(extra: &str) -> Scenario {
 
 fn band_of(s: &Scenario, n: u32) -> band::Band {
     let (results, _) = experiment::run(s, None, &|| {});
-    let inputs = sensitivity::spec::inputs(s);
+    let inputs = burstsim::scenario::sensitivity::inputs(s);
     sensitivity::run(s, &results, &inputs, sensitivity::targets(s, &[]), n, &|| {}, &|| false).unwrap().unwrap()
 }
 
@@ -195,12 +195,12 @@ fn more_background_load_makes_the_campus_wait_longer_and_overflow_save_more_wait
     let b = band_of(&s, 3);
     let ib = &b.inputs[0];
     let wait =
-        |l: &band::Level| l.summaries.get("campus-only", burstsim::metrics::Metric::WaitMean).unwrap().summary.mean;
+        |l: &band::Level| l.summaries.get("campus-only", burstsim::metric::Metric::WaitMean).unwrap().summary.mean;
     let (lo, mid, hi) = (wait(&ib.low), wait(&ib.central), wait(&ib.high));
     assert!(lo < mid && mid < hi, "campus-only mean wait must grow with the load: {lo} {mid} {hi}");
     // Overflow's paired saving in wait (a negative difference) grows with the queue.
     let saving =
-        |l: &band::Level| l.summaries.paired("overflow", burstsim::metrics::Metric::WaitMean).unwrap().summary.mean;
+        |l: &band::Level| l.summaries.paired("overflow", burstsim::metric::Metric::WaitMean).unwrap().summary.mean;
     assert!(saving(&ib.high) < saving(&ib.low), "{} vs {}", saving(&ib.high), saving(&ib.low));
 }
 
@@ -247,23 +247,25 @@ fn a_flip_is_detected_where_low_or_high_recommends_another_policy_and_the_robust
 #[test]
 fn the_default_ranges_cover_load_peak_season_shares_and_patience_where_the_scenario_has_them() {
     let d = Scenario::embedded_default();
-    let ids: Vec<String> = sensitivity::spec::default_inputs(&d).into_iter().map(|i| i.id).collect();
+    let ids: Vec<String> = burstsim::scenario::sensitivity::default_inputs(&d).into_iter().map(|i| i.id).collect();
     assert_eq!(
         ids,
         ["background-load", "peak-season", "group-shares", "patience"],
         "the default has patience (issue 20)"
     );
-    let inputs = sensitivity::spec::default_inputs(&d);
+    let inputs = burstsim::scenario::sensitivity::default_inputs(&d);
     for i in &inputs {
         assert!(i.low < i.central && i.central < i.high, "{i:?}");
     }
     let peak = &inputs[1];
     assert_eq!(peak.paths(), "background.seasons.graduation-season.multiplier");
     let capacity = Scenario::load(Path::new("scenarios/capacity.toml")).unwrap();
-    let ids: Vec<String> = sensitivity::spec::default_inputs(&capacity).into_iter().map(|i| i.id).collect();
+    let ids: Vec<String> =
+        burstsim::scenario::sensitivity::default_inputs(&capacity).into_iter().map(|i| i.id).collect();
     assert!(ids.contains(&"patience".to_string()), "{ids:?}");
     // A pool campus ignores fair-share, so the shares are not varied there.
-    let ids: Vec<String> = sensitivity::spec::default_inputs(&scenario("")).into_iter().map(|i| i.id).collect();
+    let ids: Vec<String> =
+        burstsim::scenario::sensitivity::default_inputs(&scenario("")).into_iter().map(|i| i.id).collect();
     assert_eq!(ids, ["background-load"]);
     assert_eq!(sensitivity::targets(&d, &[]).1, TargetSource::Default);
 }
@@ -348,7 +350,17 @@ fn run_writes_the_band_the_tornado_and_the_report_section_and_plot_redraws_them_
     std::fs::write(&scn, SMALL).unwrap();
     let out = dir.path().join("out");
     let assert = burstsim()
-        .args(["run", scn.to_str().unwrap(), "-n", "2", "--sensitivity-replications", "2", "-o", out.to_str().unwrap()])
+        .args([
+            "run",
+            scn.to_str().unwrap(),
+            "-n",
+            "2",
+            "--sensitivity-replications",
+            "2",
+            "--verbose",
+            "-o",
+            out.to_str().unwrap(),
+        ])
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();

@@ -46,7 +46,9 @@ fn a_sweep_over_one_value_equals_run() {
             [f[2], f[3], f[4], f[5], f[6], f[7], f[9], f[8], f[10]].join(",")
         })
         .collect();
-    let from_run: Vec<&str> = run.lines().skip(1).collect();
+    // (summary.csv's year columns after these have no counterpart in sweep.csv.)
+    let from_run: Vec<String> =
+        run.lines().skip(1).map(|l| l.split(',').take(9).collect::<Vec<_>>().join(",")).collect();
     assert_eq!(from_sweep, from_run);
 }
 

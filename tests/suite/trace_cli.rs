@@ -298,7 +298,7 @@ fn node_replay_options_are_checked() {
         (&["--gpus-per-node", "0", "--nodes", "4"][..], "--gpus-per-node 0"),
         (&["--gpus", "32", "--bf-interval", "2"][..], "--gpus-per-node"),
         (&["--gpus", "32", "--fairshare", "classic"][..], "--gpus-per-node"),
-        (&["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "fair"][..], "use classic or fair-tree"),
+        (&["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "fair"][..], "possible values: classic, fair-tree"),
         (
             &["--gpus-per-node", "8", "--nodes", "4", "--fairshare", "classic", "--calc-period", "90"][..],
             "whole minutes",

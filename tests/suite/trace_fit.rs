@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use burstsim::engine::simulate;
 use burstsim::evidence::fit::{FitError, FitOptions, GroupMark, fit, write::to_toml};
-use burstsim::evidence::replay::Units;
-use burstsim::metrics::Metric;
+use burstsim::metric::Metric;
 use burstsim::scenario::Scenario;
+use burstsim::trace::convert::Units;
 use burstsim::trace::{ReadOptions, read_file};
 use burstsim::workload::JobStream;
 

@@ -92,7 +92,7 @@ fn the_kth_log_runs_as_a_bootstrapped_background() {
     let jobs = JobStream::generate(&s, 0);
     let out = burstsim::engine::simulate(&s, &jobs, 0, 0);
     // The log's load is about 0.70 of 100 processors.
-    let load = out.metrics.get(burstsim::metrics::Metric::CampusOfferedLoad);
+    let load = out.metrics.get(burstsim::metric::Metric::CampusOfferedLoad);
     assert!((0.5..0.95).contains(&load), "offered load {load}");
     assert!(out.records.iter().all(|r| r.end != u64::MAX));
 }
@@ -104,7 +104,7 @@ fn a_users_jobs_in_the_log_become_the_groups_and_are_routed_and_measured() {
     let from_log = jobs.jobs.iter().filter(|j| j.group && j.class == u16::MAX).count();
     assert!((20..=30).contains(&from_log), "a third of the 80 jobs: {from_log}");
     let out = burstsim::engine::simulate(&s, &jobs, 0, 0);
-    assert!(out.metrics.get(burstsim::metrics::Metric::JobsCompleted) >= from_log as f64 - 5.0);
+    assert!(out.metrics.get(burstsim::metric::Metric::JobsCompleted) >= from_log as f64 - 5.0);
     let err = std::panic::catch_unwind(|| scenario_with("replay", "day", "group_user = \"nobody\"\n")).unwrap_err();
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("background.trace.group_user") && msg.contains("'nobody'"), "{msg}");
@@ -277,7 +277,7 @@ fn a_scale_above_1_superposes_independent_resamples_without_twins() {
     // 60 undated days (uniform draws over 60 blocks), 8 unique jobs a day.
     let log = synthetic_log(60, 8, false);
     let keys = |scale: &str| format!("block = \"day\"\ndraw = \"uniform\"\nscale = {scale}\n");
-    let background = |s: &Scenario, r: u64| -> Vec<burstsim::workload::Job> {
+    let background = |s: &Scenario, r: u64| -> Vec<burstsim::job::Job> {
         JobStream::generate(s, r).jobs.into_iter().filter(|j| !j.group).collect()
     };
     let one = scenario_on(&log, 56, &keys("1")).unwrap();

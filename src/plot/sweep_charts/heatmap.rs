@@ -11,7 +11,7 @@ use super::{MAX_FACETS, is_recommended, metric_label, panels, param_label, slug}
 use crate::i18n::{L, Lang, fill};
 use crate::plot::chart::Chart;
 use crate::plot::folder::SweepFolder;
-use crate::plot::theme::{AxisSpec, INK, Textual, Theme, decimals_for, nice_ticks, tick};
+use crate::plot::theme::{AxisSpec, INK, Scale, Textual, Theme, Ticks, decimals_for};
 use crate::write::fmt_num;
 
 /// The distinct combinations of the values of parameters `from..` in order.
@@ -97,8 +97,8 @@ impl Chart for Heatmap<'_> {
                 rest
             };
             let (xl, yl) = (param_label(sw, 0, th.lang), param_label(sw, 1, th.lang));
-            let x_spec = AxisSpec::categories(xs.len(), &xl, &xf);
-            let y_spec = AxisSpec::categories(ys.len(), &yl, &yf);
+            let x_spec = AxisSpec::categories(xs.len(), &xl, xf);
+            let y_spec = AxisSpec::categories(ys.len(), &yl, yf);
             let chart = th.axes(&panel, &x_spec, &y_spec)?;
             for (xi, xv) in xs.iter().enumerate() {
                 for (yi, yv) in ys.iter().enumerate() {
@@ -156,10 +156,14 @@ impl Chart for Heatmap<'_> {
         }
         bar.draw(&Rectangle::new([(left, top), (right, bottom)], INK.stroke_width(th.lw(1)))).s()?;
         let font = th.font(0.7).pos(Pos::new(HPos::Left, VPos::Center));
-        for t in nice_ticks(lo, hi, 8) {
+        let ticks = Ticks::new(lo, hi, 8);
+        let panel = th.next_panel();
+        for &t in &ticks.positions {
             let y = bottom - ((t - lo) / (hi - lo) * f64::from(bottom - top)).round() as i32;
             bar.draw(&PathElement::new(vec![(right, y), (right + th.px(0.3), y)], INK.stroke_width(th.lw(1)))).s()?;
-            bar.draw_text(&tick(t, hi - lo), &font, (right + th.px(0.45), y)).s()?;
+            let label = ticks.label(t);
+            th.record_tick("colour bar", panel, t, &label, Scale::Linear);
+            bar.draw_text(&label, &font, (right + th.px(0.45), y)).s()?;
         }
         let desc = th.font(0.75).transform(FontTransform::Rotate270).pos(Pos::new(HPos::Center, VPos::Top));
         bar.draw_text(th.t(label), &desc, (bw as i32 - th.px(1.2), (top + bottom) / 2)).s()?;

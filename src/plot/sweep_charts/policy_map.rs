@@ -11,8 +11,10 @@ use super::{MAX_FACETS, key_label, panels, param_label};
 use crate::i18n::{L, Lang, fill};
 use crate::plot::chart::Chart;
 use crate::plot::folder::{DecisionRow, SweepFolder};
-use crate::plot::theme::{AxisSpec, INK, Mark, PALETTE, Textual, Theme, decimals_for, padded, policy_colour, tick};
-use crate::sweep::Role;
+use crate::plot::theme::{
+    AxisSpec, INK, Mark, PALETTE, Scale, Textual, Theme, Ticks, decimals_for, padded, policy_colour,
+};
+use crate::scenario::keys::Role;
 use crate::write::fmt_num;
 
 /// A decision in words: the policy's display name and the decision values it depends on,
@@ -71,7 +73,7 @@ pub fn shown_name(sw: &SweepFolder, name: &str, lang: Lang) -> String {
 pub fn shown_text(s: &Option<(String, f64, f64, f64)>) -> String {
     let Some((name, m, lo, hi)) = s else { return String::new() };
     let metric = name.rsplit(':').next().unwrap_or(name);
-    let pct = crate::metrics::Metric::from_name(metric).is_some_and(|m| m.shown_in_percent());
+    let pct = crate::metric::Metric::from_name(metric).is_some_and(|m| m.shown_in_percent());
     let k = if pct { 100.0 } else { 1.0 };
     let d = decimals_for(m * k).min(2);
     format!("{} ± {}{}", fmt_num(m * k, d), fmt_num((hi - lo) / 2.0 * k, d), if pct { "%" } else { "" })
@@ -161,12 +163,11 @@ impl Chart for PolicyMap<'_> {
                 }
             }
             let area = th.frame(root, &self.caption(th), &legend, &note)?;
-            let xspan = x1 - x0;
             let xf = |v: f64| match &numeric {
-                Some(n) => match n.iter().position(|x| (x - v).abs() < 1e-9) {
-                    Some(k) => xs[k].clone(),
-                    None => tick(v, xspan.max(1.0)),
-                },
+                // The ticks are the swept values, labelled as written.
+                Some(n) => {
+                    n.iter().position(|x| (x - v).abs() < 1e-9).map_or_else(|| Ticks::exact(v), |k| xs[k].clone())
+                }
                 None => xs.get(v.round() as usize).cloned().unwrap_or_default(),
             };
             let yf = |v: f64| rows.get(v.round() as usize).cloned().unwrap_or_default();
@@ -175,8 +176,9 @@ impl Chart for PolicyMap<'_> {
                 None => (0..xs.len()).map(|k| k as f64).collect(),
             };
             let xl = param_label(sw, c, th.lang);
-            let x_spec = AxisSpec::with_ticks(x0, x1, xticks, &xl, &xf);
-            let y_spec = AxisSpec::categories(rows.len(), th.t(L::DecisionAxis), &yf);
+            let mut x_spec = AxisSpec::with_ticks(x0, x1, xticks, &xl, xf);
+            x_spec.scale = if numeric.is_some() { Scale::Linear } else { Scale::Named };
+            let y_spec = AxisSpec::categories(rows.len(), th.t(L::DecisionAxis), yf);
             let chart = th.axes(&area, &x_spec, &y_spec)?;
             let plot = chart.plotting_area();
             // Both robust choices on one row share it: minimax regret the upper half.
@@ -260,7 +262,7 @@ impl Chart for PolicyMap<'_> {
             };
             let (xl, yl) = (param_label(sw, cx, th.lang), param_label(sw, cy, th.lang));
             let chart =
-                th.axes(&panel, &AxisSpec::categories(xs.len(), &xl, &xf), &AxisSpec::categories(ys.len(), &yl, &yf))?;
+                th.axes(&panel, &AxisSpec::categories(xs.len(), &xl, xf), &AxisSpec::categories(ys.len(), &yl, yf))?;
             for d in best.iter().filter(|d| conds[2..].iter().zip(facet).all(|(&c, (_, v))| cond_value(d, c) == *v)) {
                 let (Some(xi), Some(yi)) =
                     (xs.iter().position(|v| *v == cond_value(d, cx)), ys.iter().position(|v| *v == cond_value(d, cy)))

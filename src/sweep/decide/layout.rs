@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use super::{Axis, Decision, ScenarioPoint};
 use crate::experiment::summary::SummaryRow;
-use crate::metrics::Metric;
-use crate::sweep::Role;
+use crate::metric::Metric;
+use crate::scenario::keys::Role;
 use crate::sweep::recommend::{PointResult, same_rows};
 
 /// Scenario points and decisions of a sweep.

@@ -3,7 +3,7 @@
 //! compare costs and judge no target, so they stand apart from the recommendation.
 
 use super::PointResult;
-use crate::metrics::Metric;
+use crate::metric::Metric;
 use crate::scenario::Scenario;
 use crate::scenario::raw::BillingMode;
 
