@@ -171,6 +171,9 @@ pub(crate) struct Tally {
     pub backlog_days: f64,
     /// Work (GPU-seconds of runtime) of measured group jobs that reneged or balked.
     pub gave_up_gpu_secs: f64,
+    /// Measured group jobs that never started because no gap of the campus's windows
+    /// fits their walltime request (a part of the unfinished ones).
+    pub never_startable: u64,
     /// Per group class, plus a last slot for group jobs of no scenario class (a log's).
     pub classes: Vec<ClassTally>,
 }
@@ -593,7 +596,7 @@ impl<'a, O: Observer> World<'a, O> {
     /// Whether the job's walltime request can ever start on campus, given the recurring
     /// reservations and time-of-day limits ([`crate::scenario::week`]): the rule
     /// validation applies to whole classes, here per job (always true without windows).
-    fn within_windows(&self, j: u32) -> bool {
+    pub(crate) fn within_windows(&self, j: u32) -> bool {
         let job = &self.jobs[j as usize];
         let ask = crate::scenario::feasibility::Ask {
             account: 0,

@@ -100,6 +100,11 @@ pub enum Metric {
     /// Still waiting or running when the simulation ended (it drains the queue after
     /// arrivals stop, so only jobs that can never start stay here).
     JobsUnfinished,
+    /// Of [`Metric::JobsUnfinished`], the jobs that could never have started: their
+    /// walltime request is longer than every gap the campus's recurring reservations and
+    /// time-of-day limits leave, and no cloud offer took them (issue 45). Written only for
+    /// a campus with such windows ([`Metric::WINDOWED`]); elsewhere no job is of this kind.
+    JobsNeverStartable,
     /// Share of the group's GPU-hours used in the cloud (cloud ÷ cloud + campus), next
     /// to [`Metric::CloudJobShare`], which counts jobs.
     CloudGpuHourShare,
@@ -114,7 +119,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in output order.
-    pub const ALL: [Metric; 44] = [
+    pub const ALL: [Metric; 45] = [
         Metric::TotalCost,
         Metric::CampusCost,
         Metric::CloudCost,
@@ -155,6 +160,7 @@ impl Metric {
         Metric::JobsReneged,
         Metric::JobsBalked,
         Metric::JobsUnfinished,
+        Metric::JobsNeverStartable,
         Metric::CloudGpuHourShare,
         Metric::GroupRenegedShare,
         Metric::GroupBalkedShare,
@@ -173,6 +179,10 @@ impl Metric {
         Metric::GroupBalkedShare,
         Metric::GaveUpGpuHours,
     ];
+
+    /// The metrics only a campus with recurring reservations or time-of-day limits has
+    /// ([`Metric::written`]), so that every other scenario's outputs keep their bytes.
+    pub const WINDOWED: [Metric; 1] = [Metric::JobsNeverStartable];
 
     /// Where the group's submitted jobs ended, one bucket each: these add up to
     /// [`Metric::JobsSubmitted`] in every replication.
@@ -231,6 +241,7 @@ impl Metric {
             Metric::JobsReneged => "jobs_reneged",
             Metric::JobsBalked => "jobs_balked",
             Metric::JobsUnfinished => "jobs_unfinished",
+            Metric::JobsNeverStartable => "jobs_never_startable",
             Metric::CloudGpuHourShare => "cloud_gpu_hour_share",
             Metric::GroupRenegedShare => "group_reneged_share",
             Metric::GroupBalkedShare => "group_balked_share",
@@ -275,7 +286,8 @@ impl Metric {
             | Metric::JobsCompletedCloud
             | Metric::JobsReneged
             | Metric::JobsBalked
-            | Metric::JobsUnfinished => "jobs",
+            | Metric::JobsUnfinished
+            | Metric::JobsNeverStartable => "jobs",
             Metric::FailureKilledJobs => "count",
             Metric::JobsCompleted => "jobs",
             Metric::BacklogAtHorizonDays | Metric::BudgetCapDay => "days",

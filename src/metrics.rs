@@ -19,9 +19,11 @@ use crate::metric::Metric;
 // names ([`crate::metric`]); so these two methods live here.
 impl Metric {
     /// Whether a scenario's outputs carry this metric: every metric but the
-    /// [`Metric::CAPACITY`] ones, which only a scenario with the capacity model on has.
+    /// [`Metric::CAPACITY`] ones, which only a scenario with the capacity model on has,
+    /// and the [`Metric::WINDOWED`] ones, which only a campus with recurring windows has.
     pub fn written(self, scenario: &crate::scenario::Scenario) -> bool {
-        !Metric::CAPACITY.contains(&self) || scenario.models_capacity()
+        (!Metric::CAPACITY.contains(&self) || scenario.models_capacity())
+            && (!Metric::WINDOWED.contains(&self) || scenario.has_windows())
     }
 
     /// The metrics a scenario's outputs carry, in [`Metric::ALL`] order.

@@ -239,6 +239,12 @@ impl Scenario {
         self.campus.capacity.any() || self.campus.accounts.iter().any(|a| a.patience.any())
     }
 
+    /// Whether the campus has recurring reservations or time-of-day limits (its week of
+    /// windows): only then can a job's walltime request be too long ever to start.
+    pub fn has_windows(&self) -> bool {
+        !self.campus.week.is_empty()
+    }
+
     /// The clock against the civil calendar.
     pub fn clock(&self) -> Clock {
         Clock { start: self.start_date, warmup: self.warmup }

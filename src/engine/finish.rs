@@ -110,6 +110,7 @@ impl<O: Observer> World<'_, O> {
         put(Metric::JobsReneged, all.reneged as f64);
         put(Metric::JobsBalked, all.balked as f64);
         put(Metric::JobsUnfinished, all.unfinished as f64);
+        put(Metric::JobsNeverStartable, t.never_startable as f64);
         let gpu_secs = t.cloud_gpu_secs + t.campus_gpu_secs;
         put(Metric::CloudGpuHourShare, if gpu_secs > 0.0 { t.cloud_gpu_secs / gpu_secs } else { f64::NAN });
         put(Metric::GroupRenegedShare, nan_if_zero(all.reneged as f64, t.arrivals));

@@ -15,7 +15,7 @@ use super::{Observer, Place, Status, World};
 use crate::job::NO_DEADLINE;
 use crate::metrics::class::ClassTally;
 use crate::metrics::season::{SeasonSet, SeasonTally};
-use crate::units::secs_to_hours;
+use crate::units::{SimTime, secs_to_hours};
 
 /// How a job left without running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +74,15 @@ impl<O: Observer> World<'_, O> {
             let has_deadline = job.deadline != NO_DEADLINE;
             self.tally.with_deadline += u64::from(has_deadline);
             self.tally.missed += u64::from(has_deadline);
+            // Never started and never could: queued (or left pending) on a campus whose
+            // windows leave no gap its walltime request fits.
+            let st = &self.st[j as usize];
+            if st.first_start == SimTime::MAX
+                && matches!(st.status, Status::Pending | Status::CampusQueued)
+                && !self.within_windows(j)
+            {
+                self.tally.never_startable += 1;
+            }
             let c: &mut ClassTally = self.class_tally(j);
             c.unfinished += 1;
             c.with_deadline += u64::from(has_deadline);

@@ -169,7 +169,7 @@ impl fmt::Display for Warning {
                     "they never start and never enter the queue"
                 } else {
                     "on the campus they never start: where no offer of the policy takes them (campus-only) they are \
-                     counted in jobs_unfinished, never as completed and never in the waits"
+                     counted in jobs_never_startable (part of jobs_unfinished), never as completed and never in the waits"
                 };
                 write!(
                     f,
@@ -294,7 +294,7 @@ pub fn collect(
                 replications: unstable,
                 of: n,
                 offered_load: load,
-                windows: !scenario.campus.week.is_empty() && load < 1.0,
+                windows: scenario.has_windows() && load < 1.0,
             });
         }
         let jobs = crate::stats::summarize(&results.column(p, Metric::JobsCompleted)).mean;

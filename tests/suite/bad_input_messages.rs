@@ -291,7 +291,7 @@ fn each_scenario_input_of_issue_45_is_refused_or_warned_with_its_message() {
     );
     let s = Scenario::from_toml_str(&nightly, "test.toml").unwrap_or_else(|e| panic!("{e}"));
     let w = scenario_warnings(&s).iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
-    for said in ["group class 'w': about 3", "campus.reservations[0] 'backup'", "counted in jobs_unfinished"] {
+    for said in ["group class 'w': about 3", "campus.reservations[0] 'backup'", "counted in jobs_never_startable"] {
         assert!(w.contains(said), "{said:?} not in {w}");
     }
     // The default adapted to a smaller campus: warned about what was sized for 384 GPUs.

@@ -221,7 +221,7 @@ fn windows_that_cover_all_time_are_refused_at_the_class_with_what_would_fit() {
 }
 
 #[test]
-fn jobs_longer_than_every_gap_never_start_and_are_counted_unfinished_not_completed() {
+fn jobs_longer_than_every_gap_never_start_and_are_counted_never_startable_not_completed() {
     use burstsim::engine::simulate;
     use burstsim::metric::Metric;
     use burstsim::output::warnings::{Warning, scenario_warnings};
@@ -251,6 +251,13 @@ fn jobs_longer_than_every_gap_never_start_and_are_counted_unfinished_not_complet
     assert!(long > 0);
     let m = &out.metrics.values;
     assert_eq!(m[Metric::JobsUnfinished.index()], f64::from(long));
+    // Their own bucket: every one of them is counted as never startable (issue 45 item 1),
+    // a column only a campus with windows writes.
+    assert_eq!(m[Metric::JobsNeverStartable.index()], f64::from(long));
+    assert!(Metric::JobsNeverStartable.written(&s));
+    let plain = Scenario::from_toml_str(&std::fs::read_to_string("tests/fixtures/tiny.toml").unwrap(), "tiny.toml")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!Metric::JobsNeverStartable.written(&plain), "a campus without windows keeps its columns");
     assert_eq!(m[Metric::JobsCompleted.index()] + f64::from(long), m[Metric::JobsSubmitted.index()]);
     assert!(out.metrics.waits_h.iter().all(|&h| h < 24.0), "a wait of a never-started job counted");
 }
