@@ -15,8 +15,10 @@ pub const HEADER_LINE: &str = "#   fingerprint of the file's values (a run warns
 /// The fingerprint of a scenario's values: FNV-1a (64 bits) of their canonical TOML
 /// (keys in a fixed order, defaults as parsed), so that comments, spacing and the order
 /// of keys in the file do not change it. Not a security hash: it catches edits, not forgery.
+/// `[sensitivity]` is left out: it says what a run checks (its targets) and varies (the
+/// band), not a value of the model the calibration fitted or relied on.
 pub fn of(raw: &RawScenario) -> String {
-    let canonical = toml::to_string(raw).unwrap_or_default();
+    let canonical = toml::to_string(&RawScenario { sensitivity: None, ..raw.clone() }).unwrap_or_default();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in canonical.bytes() {
         h ^= u64::from(b);

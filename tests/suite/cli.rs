@@ -121,6 +121,8 @@ fn run_leads_with_the_decision_in_at_most_20_lines_and_verbose_adds_the_full_tab
     let zh = run(&["--lang", "zh", "--no-charts"]);
     assert_eq!(zh.lines().nth(1).unwrap(), format!("推荐策略：“{recommended}”"), "{zh}");
     assert!(!zh.contains("Recommended") && !zh.contains("How sure"), "{zh}");
+    // The targets in words, not as metric ids (issue 46 item 7).
+    assert!(!zh.contains("wait_p95_h") && zh.contains("本组全部作业的第95百分位等待 ≤ 24 小时"), "{zh}");
 }
 
 #[test]

@@ -267,7 +267,10 @@ fn the_default_ranges_cover_load_peak_season_shares_and_patience_where_the_scena
     let ids: Vec<String> =
         burstsim::scenario::sensitivity::default_inputs(&scenario("")).into_iter().map(|i| i.id).collect();
     assert_eq!(ids, ["background-load"]);
-    assert_eq!(sensitivity::targets(&d, &[]).1, TargetSource::Default);
+    // The default states its own targets (issue 43 item 6); a scenario without them gets
+    // the default target.
+    assert_eq!(sensitivity::targets(&d, &[]).1, TargetSource::Scenario);
+    assert_eq!(sensitivity::targets(&capacity, &[]).1, TargetSource::Default);
 }
 
 fn error(extra: &str) -> (String, String) {
