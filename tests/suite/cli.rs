@@ -434,3 +434,29 @@ fn targets_on_rates_are_in_percent_and_a_bare_number_is_refused_naming_the_unit(
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("deadline_miss_rate=1pp"));
 }
+
+/// Under `nohup`, `sbatch` or a notebook, stderr is a file or a pipe, where a bar drawn with
+/// carriage returns shows nothing: progress comes as plain lines instead, one at the start
+/// of each stage, one per tenth and one at its end; `--quiet` still silences them.
+#[test]
+fn progress_is_written_as_plain_lines_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |quiet: bool| {
+        let mut c = burstsim();
+        c.args(["run", "tests/fixtures/tiny.toml", "-n", "10", "--no-charts", "--force", "--out"]).arg(dir.path());
+        if quiet {
+            c.arg("--quiet");
+        }
+        c.output().unwrap()
+    };
+    let out = run(false);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("burstsim: replications: 0 of 10 (0%)"), "{err}");
+    assert!(err.contains("burstsim: replications: 5 of 10 (50%)"), "{err}");
+    assert!(err.contains("burstsim: replications: 10 of 10 done in "), "{err}");
+    assert!(!err.contains('\r'), "no carriage returns in a log: {err:?}");
+    let quiet = run(true);
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("replications: 0 of"), "--quiet prints no progress");
+}

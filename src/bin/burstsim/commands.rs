@@ -11,11 +11,10 @@ use burstsim::output::{self, table, warnings};
 use burstsim::scenario::Scenario;
 
 use crate::args::{BenchArgs, Cli, Command, Format, MergeArgs, RunArgs, ValidateArgs};
-use burstsim::usecase::Front;
+use burstsim::usecase::{Front, Progress, Stage};
 
 use crate::common::{
     Bars, EXIT_INTERRUPTED, UsageError, claim_out_dir, install_interrupt_handler, interrupted, lock_out_dir, pool,
-    progress_bar,
 };
 use crate::sweep_cmd::sweep;
 
@@ -285,12 +284,13 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
         say!("burstsim: --force: replacing the shard in '{}'", out_dir.display());
     }
     let pool = pool(a.threads)?;
-    let pb = progress_bar(reps.len() as u64, a.quiet, "replications");
+    let bars = Bars::new(a.quiet);
+    bars.start(Stage::Counted { total: reps.len() as u64, what: "replications", seconds_left: None });
     let started = Instant::now();
     let mut results = Results::new(scenario);
     let complete =
-        pool.install(|| experiment::run_into_until(scenario, &reps, &mut results, &|| pb.inc(1), &interrupted))?;
-    pb.finish_and_clear();
+        pool.install(|| experiment::run_into_until(scenario, &reps, &mut results, &|| bars.advance(1), &interrupted))?;
+    bars.finish();
     if !complete {
         say!("burstsim: interrupted: shard {index}/{count} is incomplete and was not written; run it again");
         return Ok(ExitCode::from(EXIT_INTERRUPTED));

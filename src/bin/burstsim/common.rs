@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 
 use anyhow::{Context, Result};
 use burstsim::scenario::{Scenario, ScenarioError};
+use burstsim::usecase::paced::{PacedLines, duration as duration_left};
 use burstsim::usecase::{Progress, SecondsLeft, Stage, significant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -93,13 +94,9 @@ pub(crate) fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     b.build().context("could not start the worker threads")
 }
 
-pub(crate) fn progress_bar(len: u64, quiet: bool, what: &str) -> ProgressBar {
-    progress_bar_with(len, quiet, what, None)
-}
-
-/// [`progress_bar`] whose time left comes from `seconds_left` when given, in place of
-/// [`LastStep`]'s count of units.
-pub(crate) fn progress_bar_with(len: u64, quiet: bool, what: &str, seconds_left: Option<SecondsLeft>) -> ProgressBar {
+/// A bar on stderr for `len` units of `what`; its time left comes from `seconds_left`
+/// when given, in place of [`LastStep`]'s count of units.
+fn progress_bar_with(len: u64, quiet: bool, what: &str, seconds_left: Option<SecondsLeft>) -> ProgressBar {
     let pb = if quiet {
         ProgressBar::hidden()
     } else {
@@ -173,24 +170,9 @@ impl LastStep {
     }
 }
 
-/// A time left to the second under an hour and to the minute above it ("45 s",
-/// "12 min 05 s", "1 h 07 min"). indicatif's `HumanDuration` keeps only the largest unit,
-/// so "2m" stood for anything from 2:00 to 2:59, too coarse to judge an ETA by.
-pub(crate) fn duration_left(secs: f64) -> String {
-    let s = secs.max(0.0).round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
-        _ => {
-            let minutes = (s + 30) / 60;
-            format!("{} h {:02} min", minutes / 60, minutes % 60)
-        }
-    }
-}
-
 /// Progress under sequential stopping: the total is unknown, so show replications done
 /// against the most allowed, without a bar that would suggest a plan or an ETA.
-pub(crate) fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
+fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
     let pb = if quiet {
         ProgressBar::hidden()
     } else {
@@ -259,16 +241,21 @@ pub(crate) fn claim_out_dir(
     Ok(())
 }
 
-/// The binary's [`Progress`] for a use case: one bar per stage on stderr (hidden with
-/// `--quiet`), notes as `burstsim: …` lines, details only without `--quiet`.
+/// The binary's [`Progress`] for a use case: one bar per stage on stderr when it is a
+/// terminal, plain lines at a steady pace when it is not (`nohup`, `sbatch`, a log file:
+/// [`PacedLines`]), nothing with `--quiet`; notes as `burstsim: …` lines, details only
+/// without `--quiet`.
 pub(crate) struct Bars {
     quiet: bool,
     bar: std::sync::RwLock<ProgressBar>,
+    lines: Option<PacedLines>,
 }
 
 impl Bars {
     pub(crate) fn new(quiet: bool) -> Bars {
-        Bars { quiet, bar: std::sync::RwLock::new(ProgressBar::hidden()) }
+        use std::io::IsTerminal;
+        let lines = (!quiet && !std::io::stderr().is_terminal()).then(PacedLines::stderr);
+        Bars { quiet, bar: std::sync::RwLock::new(ProgressBar::hidden()), lines }
     }
 
     fn bar(&self) -> ProgressBar {
@@ -278,6 +265,9 @@ impl Bars {
 
 impl Progress for Bars {
     fn start(&self, stage: Stage<'_>) {
+        if let Some(l) = &self.lines {
+            return l.start(stage);
+        }
         let pb = match stage {
             Stage::Counted { total, what, seconds_left } => progress_bar_with(total, self.quiet, what, seconds_left),
             Stage::Sequential { max } => sequential_progress(max, self.quiet),
@@ -289,15 +279,24 @@ impl Progress for Bars {
     }
 
     fn advance(&self, units: u64) {
-        self.bar().inc(units);
+        match &self.lines {
+            Some(l) => l.advance(units),
+            None => self.bar().inc(units),
+        }
     }
 
     fn label(&self, text: &str) {
-        self.bar().set_message(text.to_string());
+        match &self.lines {
+            Some(l) => l.label(text),
+            None => self.bar().set_message(text.to_string()),
+        }
     }
 
     fn finish(&self) {
-        self.bar().finish_and_clear();
+        match &self.lines {
+            Some(l) => l.finish(),
+            None => self.bar().finish_and_clear(),
+        }
     }
 
     fn note(&self, line: &str) {
@@ -308,21 +307,5 @@ impl Progress for Bars {
         if !self.quiet {
             say!("burstsim: {line}");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::duration_left;
-
-    #[test]
-    fn time_left_keeps_seconds_under_an_hour() {
-        assert_eq!(duration_left(0.4), "0 s");
-        assert_eq!(duration_left(59.4), "59 s");
-        assert_eq!(duration_left(125.0), "2 min 05 s");
-        assert_eq!(duration_left(3599.0), "59 min 59 s");
-        assert_eq!(duration_left(3600.0 + 7.0 * 60.0 + 31.0), "1 h 08 min");
-        assert_eq!(duration_left(2.0 * 3600.0 - 10.0), "2 h 00 min");
-        assert_eq!(duration_left(-3.0), "0 s");
     }
 }
