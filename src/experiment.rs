@@ -133,10 +133,13 @@ pub struct Results {
 pub enum Stopping {
     /// The fixed number of replications ran.
     Fixed,
-    /// Sequential stopping: every watched CI reached its target.
+    /// Sequential stopping: every watched CI reached its target, or (a rule with paired
+    /// targets) the decision was settled first.
     TargetReached {
         /// The rule.
         rule: Sequential,
+        /// The decision was settled before every watched CI reached its target.
+        settled: bool,
         /// Watched metrics undefined in every year of a policy (skipped).
         undefined: Vec<String>,
     },
@@ -462,7 +465,10 @@ pub fn run_until_costed(
     loop {
         let check = rule.check(scenario, &results);
         if check.met {
-            return Ok((results, Stopping::TargetReached { rule: rule.clone(), undefined: check.undefined }));
+            return Ok((
+                results,
+                Stopping::TargetReached { rule: rule.clone(), settled: check.settled, undefined: check.undefined },
+            ));
         }
         let have = results.replications.len();
         if have >= max {

@@ -338,6 +338,12 @@ labels! {
     DecClassWaits => "  main jobs, {}: mean {} h, p95 {} h", "  主要作业（{}）：平均 {} 小时，第95百分位 {} 小时";
     DecGroupWaits => "  all of the group's jobs: mean {} h, p95 {} h", "  本组全部作业：平均 {} 小时，第95百分位 {} 小时";
     DecSure => "How sure: {} simulated years per policy; {}", "可信程度：每个策略 {} 个模拟年份；{}";
+    DecStopSettled => "  (sequential stopping, at most {} years: it stopped when more years could not change the decision)",
+        "  （增加年份，最多 {} 个：更多年份已不能改变结论时停止）";
+    DecStopWidths => "  (sequential stopping, at most {} years: it stopped when every watched 95% CI met its target)",
+        "  （增加年份，最多 {} 个：所有目标置信区间都达到要求时停止）";
+    DecStopCap => "  (sequential stopping reached its cap of {} years before the decision was settled: read the verdict with its CIs)",
+        "  （增加年份，已到上限 {} 个，结论仍未确定：请看置信区间）";
     DecSettledCheapest => "settled: it is the cheapest policy and its CI meets the targets",
         "结论已确定：该策略成本最低，其置信区间也满足目标";
     DecSettled => "settled: every cheaper policy misses the targets even on its mean",

@@ -77,13 +77,19 @@ pub fn run_manifest(
     out.push_str(&format!("# seed: {}; replications: {}\n", scenario.seed, results.replications.len()));
     let stop = match stopping {
         Stopping::Fixed => "fixed number of replications".to_string(),
-        Stopping::TargetReached { rule, undefined } => {
+        Stopping::TargetReached { rule, settled, undefined } => {
             let skipped = if undefined.is_empty() {
                 String::new()
             } else {
                 format!(" (undefined in every year, so not watched: {})", undefined.join(", "))
             };
-            format!("sequential: every watched 95% CI within its target ({rule}){skipped}")
+            if *settled {
+                format!(
+                    "sequential: the decision was settled before every watched 95% CI met its target ({rule}){skipped}"
+                )
+            } else {
+                format!("sequential: every watched 95% CI within its target ({rule}){skipped}")
+            }
         }
         Stopping::MaximumReached { rule, worst } => {
             format!(

@@ -209,6 +209,9 @@ impl Scenario {
             self.replications = r;
             self.raw.simulation.replications = r;
             self.max_replications = self.max_replications.max(r);
+            if let Some(m) = &mut self.raw.simulation.max_replications {
+                *m = (*m).max(r);
+            }
         }
         self
     }

@@ -148,6 +148,7 @@ pub fn run(
         .collect::<Result<Vec<_>, LevelError>>()?;
     let mut central_scenario = scenario.clone().with_overrides(None, Some(n as u32));
     central_scenario.ci_target = None;
+    central_scenario.ci_target_paired = None;
     let central_results = first_replications(results, n);
     let central = level(LevelKind::Central, f64::NAN, &central_scenario, &central_results, &targets.0);
     let mut out = Vec::new();

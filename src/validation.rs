@@ -169,6 +169,7 @@ impl Case {
                 replications: self.replications.max(1),
                 seed,
                 ci_target: None,
+                ci_target_paired: None,
                 max_replications: None,
                 baseline_policy: None,
                 report_wait_thresholds_h: None,

@@ -170,6 +170,7 @@ impl Forward {
         raw.simulation.replications = replications.max(1);
         raw.simulation.max_replications = None;
         raw.simulation.ci_target = None;
+        raw.simulation.ci_target_paired = None;
         raw.simulation.seed = seed;
         raw.simulation.baseline_policy = None;
         let c = &mut raw.campus;

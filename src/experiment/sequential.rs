@@ -12,6 +12,10 @@
 //! --ci-target total_cost_cny=2%     relative 2% on that metric
 //! --ci-target wait_mean_h=0.1       absolute: ±0.1 h
 //! --ci-target deadline_miss_rate=1pp  absolute on a rate: ±1 percentage point
+//! --ci-target paired:10%            the decision: each policy's difference against the
+//!                                   baseline, on total_cost_cny and each target's metric,
+//!                                   within ±10% of its value, or the decision settled
+//! --ci-target paired:total_cost_cny=10%   one paired metric (the decision also stops it)
 //! ```
 //! A bare number is relative (the old meaning of `--ci-target`); after `METRIC=` a number
 //! without `%` is absolute, in the unit the tables show. Rates and shares are shown in
@@ -19,6 +23,20 @@
 //! percentage points with `pp`; a bare number on them is refused (0.01 and 1 would both
 //! be plausible), as for `--target` ([`crate::target`]). Several may be given; a named
 //! metric overrides the bare default for that metric.
+//!
+//! # Paired targets and the decision
+//! The decision rests on each policy's difference against the baseline over the same
+//! years (common random numbers), not on each policy's own interval: for cost that
+//! interval is about half as wide, so a rule on the policies' own CIs ran about four
+//! times the years the decision needed. A `paired:` target watches that difference for
+//! every policy but the baseline. A rule with paired targets also stops as soon as the
+//! decision is **settled** ([`settled`]): every policy's verdict on every target is the
+//! same at both ends of its interval (Bonferroni over the policies, as the recommendation
+//! judges), and the cheapest policy that meets them is cheaper than every other one that
+//! does, by a paired 95% CI that excludes 0. More years would then narrow the intervals
+//! without changing the answer. The targets are the run's (`--target`, the scenario's
+//! `[sensitivity] targets`, else the default), set by the run with
+//! [`Sequential::with_decision`].
 //!
 //! # The rule
 //! 1. Run at least [`MIN_REPLICATIONS`] (20) replications, or the scenario's count if larger.
@@ -53,10 +71,11 @@
 
 use std::fmt;
 
-use super::Results;
+use super::{Results, Summaries};
 use crate::metric::Metric;
 use crate::scenario::Scenario;
-use crate::stats::{Summary, summarize};
+use crate::stats::{Summary, summarize, t_975, t_quantile};
+use crate::target::{Cmp, Target};
 
 /// Replications run before the rule may stop.
 pub const MIN_REPLICATIONS: usize = 20;
@@ -84,10 +103,16 @@ pub struct CiTarget {
     pub metric: Metric,
     /// Its largest accepted half-width.
     pub width: Width,
+    /// Watch each policy's difference against the baseline (over the same years), not
+    /// the policy's own value.
+    pub paired: bool,
 }
 
 impl fmt::Display for CiTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.paired {
+            write!(f, "paired ")?;
+        }
         match self.width {
             Width::Relative(r) => write!(f, "{} ±{}%", self.metric.name(), r * 100.0),
             Width::Absolute(a) if self.metric.shown_in_percent() => {
@@ -113,23 +138,77 @@ impl CiTarget {
 pub struct Sequential {
     /// Watched metrics and widths.
     pub targets: Vec<CiTarget>,
+    /// The relative width a bare `paired:X` asked for: [`Sequential::with_decision`]
+    /// watches each target's metric at it too.
+    pub paired_width: Option<f64>,
+    /// The targets whose settled decision also stops the rule (empty: only the widths do).
+    pub decision: Vec<Target>,
 }
 
 impl Sequential {
     /// Relative `fraction` on [`DEFAULT_METRICS`] (what `simulation.ci_target` means).
     pub fn relative_default(fraction: f64) -> Sequential {
         Sequential {
-            targets: DEFAULT_METRICS.map(|metric| CiTarget { metric, width: Width::Relative(fraction) }).to_vec(),
+            targets: DEFAULT_METRICS
+                .map(|metric| CiTarget { metric, width: Width::Relative(fraction), paired: false })
+                .to_vec(),
+            paired_width: None,
+            decision: Vec::new(),
         }
+    }
+
+    /// Relative `fraction` on the paired cost difference, and (once
+    /// [`Sequential::with_decision`] gives the targets) on each target's metric: what
+    /// `--ci-target paired:X` and `simulation.ci_target_paired` mean.
+    pub fn paired_default(fraction: f64) -> Sequential {
+        Sequential {
+            targets: vec![CiTarget { metric: Metric::TotalCost, width: Width::Relative(fraction), paired: true }],
+            paired_width: Some(fraction),
+            decision: Vec::new(),
+        }
+    }
+
+    /// Whether any target is paired (the rule then stops on the decision too).
+    pub fn has_paired(&self) -> bool {
+        self.targets.iter().any(|t| t.paired)
+    }
+
+    /// The rule with the run's `targets`: a rule with paired targets stops when the
+    /// decision on them is settled, and a bare `paired:X` also watches the paired
+    /// difference of each target's metric (the targets on all of the group's jobs; a
+    /// class's difference has no per-year column to watch, its verdict still counts).
+    pub fn with_decision(mut self, targets: &[Target]) -> Sequential {
+        if !self.has_paired() {
+            return self;
+        }
+        if let Some(fraction) = self.paired_width {
+            for t in targets.iter().filter(|t| t.class.is_none()) {
+                if !self.targets.iter().any(|w| w.paired && w.metric == t.metric) {
+                    self.targets.push(CiTarget { metric: t.metric, width: Width::Relative(fraction), paired: true });
+                }
+            }
+        }
+        self.decision = targets.to_vec();
+        self
     }
 
     /// Checks results against the rule.
     pub fn check(&self, scenario: &Scenario, results: &Results) -> Check {
-        let mut check = Check { met: true, worst: None, undefined: Vec::new() };
+        let mut check = Check { met: true, worst: None, undefined: Vec::new(), settled: false };
         let mut worst_ratio = 0.0;
+        let b = scenario.baseline;
         for (p, policy) in scenario.policies.iter().enumerate() {
             for t in &self.targets {
-                let s = summarize(&results.column(p, t.metric));
+                if t.paired && p == b {
+                    continue;
+                }
+                let values = if t.paired {
+                    let (x, y) = (results.column(p, t.metric), results.column(b, t.metric));
+                    x.iter().zip(&y).map(|(x, y)| x - y).collect()
+                } else {
+                    results.column(p, t.metric)
+                };
+                let s = summarize(&values);
                 if s.n == 0 && !results.replications.is_empty() {
                     check.undefined.push(format!("{} for '{}'", t.metric.name(), policy.name));
                     continue;
@@ -150,7 +229,73 @@ impl Sequential {
                 }
             }
         }
+        if !check.met
+            && !self.decision.is_empty()
+            && results.replications.len() >= MIN_REPLICATIONS
+            && settled(scenario, results, &self.decision)
+        {
+            check.met = true;
+            check.settled = true;
+        }
         check
+    }
+}
+
+/// Whether more years could not change the decision on `targets` (see the module
+/// documentation): every policy's verdict on every target is the same at both ends of
+/// its interval, at the recommendation's Bonferroni-corrected confidence over the
+/// policies, and the cheapest policy that meets them is cheaper than each other one that
+/// does by a paired 95% CI wholly above 0 (a difference of exactly 0 in every year, two
+/// policies that behave alike, is no choice to settle).
+pub fn settled(scenario: &Scenario, results: &Results, targets: &[Target]) -> bool {
+    let summaries = Summaries::new(scenario, results);
+    let k = scenario.policies.len().max(1);
+    let confidence = 1.0 - 0.05 / k as f64;
+    let mut meeting = Vec::new();
+    for (p, policy) in scenario.policies.iter().enumerate() {
+        let mut meets_all = true;
+        for t in targets {
+            let s = target_summary(&summaries, &policy.name, t);
+            if s.n < 2 || !s.mean.is_finite() || !s.half_width.is_finite() {
+                return false;
+            }
+            let hw = s.half_width * t_quantile(0.5 + confidence / 2.0, s.n - 1) / t_975(s.n - 1);
+            let (low, high) = (s.mean - hw, s.mean + hw);
+            let (ok_low, ok_high) = match t.cmp {
+                Cmp::AtMost => (low <= t.value, high <= t.value),
+                Cmp::AtLeast => (low >= t.value, high >= t.value),
+            };
+            if ok_low != ok_high {
+                return false;
+            }
+            meets_all &= ok_low;
+        }
+        if meets_all {
+            meeting.push(p);
+        }
+    }
+    let cost = |p: usize| summarize(&results.column(p, Metric::TotalCost)).mean;
+    let Some(&cheapest) = meeting.iter().min_by(|a, b| cost(**a).total_cmp(&cost(**b))) else {
+        return true;
+    };
+    meeting.iter().filter(|&&p| p != cheapest).all(|&p| {
+        let (x, y) = (results.column(p, Metric::TotalCost), results.column(cheapest, Metric::TotalCost));
+        let d = summarize(&x.iter().zip(&y).map(|(x, y)| x - y).collect::<Vec<_>>());
+        (d.mean == 0.0 && d.half_width == 0.0) || d.low() > 0.0
+    })
+}
+
+/// A target's summary: the policy's metric, or its class's row when the target names a
+/// class (NaN when the class has no row).
+fn target_summary(s: &Summaries, policy: &str, t: &Target) -> Summary {
+    let missing = Summary { n: 0, mean: f64::NAN, std_dev: f64::NAN, half_width: f64::NAN };
+    match &t.class {
+        None => s.get(policy, t.metric).map_or(missing, |r| r.summary),
+        Some(class) => s
+            .classes
+            .iter()
+            .find(|r| r.policy == policy && &r.class == class && r.metric == t.metric.name())
+            .map_or(missing, |r| r.summary),
     }
 }
 
@@ -208,8 +353,10 @@ fn round_up(v: f64) -> f64 {
 /// The outcome of one check.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check {
-    /// Every watched CI (that is defined) is within its target.
+    /// Every watched CI (that is defined) is within its target, or the decision is settled.
     pub met: bool,
+    /// The rule stops because the decision is settled, before every width was met.
+    pub settled: bool,
     /// When not met: the CI furthest from its target.
     pub worst: Option<Shortfall>,
     /// Watched metrics undefined in every year of a policy (skipped), as "metric for 'policy'".
@@ -223,9 +370,23 @@ pub struct Check {
 pub fn parse_ci_targets(specs: &[String]) -> Result<Sequential, String> {
     let mut named: Vec<CiTarget> = Vec::new();
     let mut bare: Option<f64> = None;
+    let mut bare_paired: Option<f64> = None;
     for spec in specs {
         let spec = spec.trim();
-        match spec.split_once('=') {
+        let (paired, body) = match spec.strip_prefix("paired:") {
+            Some(rest) => (true, rest.trim()),
+            None => (false, spec),
+        };
+        match body.split_once('=') {
+            None if paired => {
+                let r = parse_number(body).map(|(v, _)| v).filter(|&v| v > 0.0 && v < 1.0).ok_or_else(|| {
+                    format!(
+                        "--ci-target '{spec}' is not allowed; give a relative half-width of the paired differences \
+                         between 0 and 1 (paired:0.1 or paired:10%), or paired:METRIC=WIDTH"
+                    )
+                })?;
+                bare_paired = Some(r);
+            }
             None => {
                 let r = parse_number(spec).map(|(v, _)| v).filter(|&v| v > 0.0 && v < 1.0).ok_or_else(|| {
                     format!(
@@ -275,24 +436,29 @@ pub fn parse_ci_targets(specs: &[String]) -> Result<Sequential, String> {
                         ));
                     }
                 };
-                named.retain(|t| t.metric != metric);
-                named.push(CiTarget { metric, width });
+                named.retain(|t| t.metric != metric || t.paired != paired);
+                named.push(CiTarget { metric, width, paired });
             }
         }
     }
     let mut targets: Vec<CiTarget> = match bare {
         Some(r) => DEFAULT_METRICS
             .iter()
-            .filter(|m| !named.iter().any(|t| t.metric == **m))
-            .map(|&metric| CiTarget { metric, width: Width::Relative(r) })
+            .filter(|m| !named.iter().any(|t| t.metric == **m && !t.paired))
+            .map(|&metric| CiTarget { metric, width: Width::Relative(r), paired: false })
             .collect(),
         None => Vec::new(),
     };
+    if let Some(r) = bare_paired
+        && !named.iter().any(|t| t.paired && t.metric == Metric::TotalCost)
+    {
+        targets.push(CiTarget { metric: Metric::TotalCost, width: Width::Relative(r), paired: true });
+    }
     targets.extend(named);
     if targets.is_empty() {
         return Err("--ci-target needs a value, e.g. 0.05 or total_cost_cny=2%".into());
     }
-    Ok(Sequential { targets })
+    Ok(Sequential { targets, paired_width: bare_paired, decision: Vec::new() })
 }
 
 /// `"0.05"` → (0.05, false); `"5%"` → (0.05, true).
@@ -327,8 +493,8 @@ mod tests {
         assert_eq!(
             r.targets,
             [
-                CiTarget { metric: Metric::TotalCost, width: Width::Relative(0.02) },
-                CiTarget { metric: Metric::WaitMean, width: Width::Absolute(0.1) },
+                CiTarget { metric: Metric::TotalCost, width: Width::Relative(0.02), paired: false },
+                CiTarget { metric: Metric::WaitMean, width: Width::Absolute(0.1), paired: false },
             ]
         );
         assert_eq!(r.to_string(), "total_cost_cny ±2%, wait_mean_h ±0.1 h");
@@ -359,13 +525,36 @@ mod tests {
     }
 
     #[test]
+    fn paired_forms_watch_the_differences_and_a_bare_one_adds_the_targets_metrics() {
+        let r = parse(&["paired:10%"]).unwrap();
+        assert_eq!(r, Sequential::paired_default(0.1));
+        assert!(r.has_paired() && r.decision.is_empty());
+        let targets = [
+            crate::target::parse_target("wait_p95_h<=24").unwrap(),
+            crate::target::parse_target("main:wait_mean_h<=4").unwrap(),
+        ];
+        let r = r.with_decision(&targets);
+        assert_eq!(r.to_string(), "paired total_cost_cny ±10%, paired wait_p95_h ±10%");
+        assert_eq!(r.decision.len(), 2, "every target judges the decision, a class's too");
+        let r = parse(&["paired:wait_p95_h=0.5", "total_cost_cny=2%"]).unwrap();
+        assert_eq!(r.to_string(), "paired wait_p95_h ±0.5 h, total_cost_cny ±2%");
+        assert_eq!(r.clone().with_decision(&targets).targets, r.targets, "no bare paired width: nothing added");
+        let own = parse(&["5%"]).unwrap().with_decision(&targets);
+        assert!(own.decision.is_empty(), "a rule on the policies' own CIs does not stop on the decision");
+        for (spec, needle) in [("paired:1.5", "paired differences"), ("paired:wait_mean=1", "no metric is named")] {
+            let e = parse(&[spec]).unwrap_err();
+            assert!(e.contains(needle), "{spec}: {e}");
+        }
+    }
+
+    #[test]
     fn rates_take_absolute_widths_in_percentage_points() {
         let r = parse(&["deadline_miss_rate=1pp", "cloud_job_share=10%"]).unwrap();
         assert_eq!(
             r.targets,
             [
-                CiTarget { metric: Metric::DeadlineMissRate, width: Width::Absolute(0.01) },
-                CiTarget { metric: Metric::CloudJobShare, width: Width::Relative(0.1) },
+                CiTarget { metric: Metric::DeadlineMissRate, width: Width::Absolute(0.01), paired: false },
+                CiTarget { metric: Metric::CloudJobShare, width: Width::Relative(0.1), paired: false },
             ]
         );
         assert_eq!(r.to_string(), "deadline_miss_rate ±1 pp, cloud_job_share ±10%");
@@ -375,7 +564,7 @@ mod tests {
     fn a_relative_target_near_a_zero_mean_suggests_an_absolute_one() {
         let s = Shortfall {
             policy: "cloud".into(),
-            target: CiTarget { metric: Metric::WaitMean, width: Width::Relative(0.05) },
+            target: CiTarget { metric: Metric::WaitMean, width: Width::Relative(0.05), paired: false },
             summary: Summary { n: 10, mean: 0.001, std_dev: 0.003, half_width: 0.002 },
         };
         let text = s.to_string();

@@ -16,9 +16,15 @@ pub const HEADER_LINE: &str = "#   fingerprint of the file's values (a run warns
 /// (keys in a fixed order, defaults as parsed), so that comments, spacing and the order
 /// of keys in the file do not change it. Not a security hash: it catches edits, not forgery.
 /// `[sensitivity]` is left out: it says what a run checks (its targets) and varies (the
-/// band), not a value of the model the calibration fitted or relied on.
+/// band), not a value of the model the calibration fitted or relied on; so are the
+/// stopping rule and its cap (`simulation.ci_target`, `ci_target_paired`,
+/// `max_replications`), which say how many years a run takes, not what a year is.
 pub fn of(raw: &RawScenario) -> String {
-    let canonical = toml::to_string(&RawScenario { sensitivity: None, ..raw.clone() }).unwrap_or_default();
+    let mut values = RawScenario { sensitivity: None, ..raw.clone() };
+    values.simulation.ci_target = None;
+    values.simulation.ci_target_paired = None;
+    values.simulation.max_replications = None;
+    let canonical = toml::to_string(&values).unwrap_or_default();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in canonical.bytes() {
         h ^= u64::from(b);

@@ -36,6 +36,8 @@ pub struct Scenario {
     pub seed: u64,
     /// Sequential stopping target (relative CI half-width), if any.
     pub ci_target: Option<f64>,
+    /// Sequential stopping on the decision (relative width of the paired differences), if any.
+    pub ci_target_paired: Option<f64>,
     /// Most replications under sequential stopping.
     pub max_replications: u32,
     /// Index of the baseline policy for paired differences.

@@ -195,6 +195,22 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             format!("{t} is not allowed; give a relative half-width between 0 and 1, e.g. 0.05"),
         );
     }
+    if let Some(t) = sim.ci_target_paired
+        && !(t.is_finite() && t > 0.0 && t < 1.0)
+    {
+        return bad(
+            "simulation.ci_target_paired",
+            format!("{t} is not allowed; give a relative half-width between 0 and 1, e.g. 0.1"),
+        );
+    }
+    if sim.ci_target.is_some() && sim.ci_target_paired.is_some() {
+        return bad(
+            "simulation.ci_target_paired",
+            "cannot be given with simulation.ci_target: give one stopping rule (ci_target_paired stops on the \
+             decision, ci_target on each policy's own intervals)"
+                .to_string(),
+        );
+    }
     let max_replications = sim.max_replications.unwrap_or(sim.replications.max(1000));
     if max_replications > MAX_REPLICATIONS {
         return bad("simulation.max_replications", too_many_replications(&max_replications.to_string()));
@@ -428,6 +444,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         replications: sim.replications,
         seed: sim.seed,
         ci_target: sim.ci_target,
+        ci_target_paired: sim.ci_target_paired,
         max_replications,
         baseline,
         campus,

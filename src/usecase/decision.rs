@@ -9,7 +9,7 @@
 //! targets as the band ([`crate::sensitivity::targets`]). Every word comes from
 //! [`crate::i18n`], so the text has an English and a Chinese form.
 
-use crate::experiment::{Results, Summaries};
+use crate::experiment::{Results, Stopping, Summaries};
 use crate::i18n::{L, Lang, fill};
 use crate::metric::Metric;
 use crate::scenario::Scenario;
@@ -35,6 +35,8 @@ pub struct DecisionInput<'a> {
     pub targets: &'a [Target],
     /// The sensitivity band, when computed.
     pub band: Option<&'a Band>,
+    /// How the number of years was decided (fixed, or sequential stopping and why it ended).
+    pub stopping: &'a Stopping,
 }
 
 /// A policy's name as the reader sees it: its label in `lang`, in Chinese quotation
@@ -200,6 +202,13 @@ pub fn render(input: &DecisionInput<'_>, lang: Lang) -> String {
         lines.extend(waits(input, &v.policy, lang));
     }
     lines.push(fill(L::DecSure.get(lang), &[&years.to_string(), &how_sure(input, &rec, &targets, lang)]));
+    let cap = input.scenario.max_replications.to_string();
+    match input.stopping {
+        Stopping::TargetReached { settled: true, .. } => lines.push(fill(L::DecStopSettled.get(lang), &[&cap])),
+        Stopping::TargetReached { settled: false, .. } => lines.push(fill(L::DecStopWidths.get(lang), &[&cap])),
+        Stopping::MaximumReached { .. } => lines.push(fill(L::DecStopCap.get(lang), &[&cap])),
+        Stopping::Fixed | Stopping::Interrupted { .. } => {}
+    }
     lines.extend(band_lines(input, rec.chosen.as_ref().map(|v| v.policy.as_str()), lang));
     lines.push(L::DecMore.get(lang).to_string());
     lines.iter().map(|l| format!("{l}\n")).collect()

@@ -100,7 +100,18 @@ impl RunRequest {
         .with_overrides(o.seed, o.replications)
         .with_campus_model(o.campus_model);
         target::check_classes(&targets, &scenario.class_names()).map_err(Error::Usage)?;
-        let rule = cli_rule.or_else(|| scenario.ci_target.map(Sequential::relative_default));
+        // The scenario's stopping rule, unless the caller fixed the replications: `-n 5`
+        // runs exactly 5 years.
+        let own_rule = if o.replications.is_some() {
+            None
+        } else {
+            scenario
+                .ci_target_paired
+                .map(Sequential::paired_default)
+                .or_else(|| scenario.ci_target.map(Sequential::relative_default))
+        };
+        let decision_targets = crate::sensitivity::targets(&scenario, &targets).0;
+        let rule = cli_rule.or(own_rule).map(|r| r.with_decision(&decision_targets));
         let pool = super::pool(o.threads, front)?;
         Ok(RunRequest {
             scenario,
@@ -354,6 +365,7 @@ impl RunOutcome {
                 summaries: &self.summaries,
                 targets: &self.targets,
                 band: self.band.as_ref(),
+                stopping: &self.stopping,
             },
             lang,
         )

@@ -51,6 +51,7 @@ mod scenario_errors;
 mod sensitivity;
 mod shared_background;
 mod shipped_scenarios;
+mod stop_on_decision;
 mod sweep;
 mod theory;
 mod trace_cli;

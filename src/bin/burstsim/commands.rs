@@ -266,10 +266,18 @@ fn run_shard(a: &RunArgs, scenario: &Scenario, spec: &str) -> Result<ExitCode> {
     use burstsim::experiment::Results;
     use burstsim::output::shard;
     let (index, count) = shard::parse_spec(spec)?;
-    if !a.ci_target.is_empty() || scenario.ci_target.is_some() {
+    if !a.ci_target.is_empty() {
         bail!(UsageError(
-            "sequential stopping (ci_target) cannot be split into shards; give a fixed number of replications".into()
+            "sequential stopping (--ci-target) cannot be split into shards; give a fixed number of replications".into()
         ));
+    }
+    if a.replications.is_none() && (scenario.ci_target.is_some() || scenario.ci_target_paired.is_some()) {
+        bail!(UsageError(format!(
+            "the scenario stops sequentially (simulation.ci_target{}), which cannot be split into shards; \
+             give the years to split with --replications N (e.g. -n {})",
+            if scenario.ci_target_paired.is_some() { "_paired" } else { "" },
+            scenario.max_replications
+        )));
     }
     let reps = shard::replications(scenario.replications, index, count);
     // --out names the folder that collects every shard; each shard has its own folder

@@ -28,6 +28,11 @@ pub struct RawSimulation {
     /// and `wait_mean_h` are within this fraction of their means (`--ci-target 0.05`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_target: Option<f64>,
+    /// Sequential stopping on the decision: add replications until each policy's paired
+    /// cost difference against the baseline (and each target metric's) is within this
+    /// fraction of its value, or the decision is settled (`--ci-target paired:0.1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_target_paired: Option<f64>,
     /// Upper bound on replications under sequential stopping.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_replications: Option<u32>,
