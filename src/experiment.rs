@@ -206,6 +206,13 @@ impl Results {
         self.policies[policy].values.iter().map(|v| v[metric.index()]).collect()
     }
 
+    /// `policy − other` of one metric in each replication (the years are the same, so the
+    /// difference is paired); NaN where either is undefined.
+    pub fn paired_column(&self, policy: usize, other: usize, metric: Metric) -> Vec<f64> {
+        let (x, y) = (self.column(policy, metric), self.column(other, metric));
+        x.iter().zip(&y).map(|(x, y)| x - y).collect()
+    }
+
     /// The values of one class metric of one policy (class row `class`, metric `metric` of
     /// the scenario's class metric set), in replication order.
     pub fn class_column(&self, policy: usize, class: usize, metric: usize) -> Vec<f64> {

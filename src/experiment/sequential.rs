@@ -74,7 +74,8 @@ use std::fmt;
 use super::{Results, Summaries};
 use crate::metric::Metric;
 use crate::scenario::Scenario;
-use crate::stats::{Summary, summarize, t_975, t_quantile};
+use crate::stats::binomial::bonferroni;
+use crate::stats::{Summary, summarize};
 use crate::target::{Cmp, Target};
 
 /// Replications run before the rule may stop.
@@ -202,12 +203,7 @@ impl Sequential {
                 if t.paired && p == b {
                     continue;
                 }
-                let values = if t.paired {
-                    let (x, y) = (results.column(p, t.metric), results.column(b, t.metric));
-                    x.iter().zip(&y).map(|(x, y)| x - y).collect()
-                } else {
-                    results.column(p, t.metric)
-                };
+                let values = if t.paired { results.paired_column(p, b, t.metric) } else { results.column(p, t.metric) };
                 let s = summarize(&values);
                 if s.n == 0 && !results.replications.is_empty() {
                     check.undefined.push(format!("{} for '{}'", t.metric.name(), policy.name));
@@ -249,8 +245,7 @@ impl Sequential {
 /// policies that behave alike, is no choice to settle).
 pub fn settled(scenario: &Scenario, results: &Results, targets: &[Target]) -> bool {
     let summaries = Summaries::new(scenario, results);
-    let k = scenario.policies.len().max(1);
-    let confidence = 1.0 - 0.05 / k as f64;
+    let confidence = bonferroni(0.95, scenario.policies.len().max(1));
     let mut meeting = Vec::new();
     for (p, policy) in scenario.policies.iter().enumerate() {
         let mut meets_all = true;
@@ -259,7 +254,7 @@ pub fn settled(scenario: &Scenario, results: &Results, targets: &[Target]) -> bo
             if s.n < 2 || !s.mean.is_finite() || !s.half_width.is_finite() {
                 return false;
             }
-            let hw = s.half_width * t_quantile(0.5 + confidence / 2.0, s.n - 1) / t_975(s.n - 1);
+            let hw = s.half_width_at(confidence);
             let (low, high) = (s.mean - hw, s.mean + hw);
             let (ok_low, ok_high) = match t.cmp {
                 Cmp::AtMost => (low <= t.value, high <= t.value),
@@ -274,13 +269,13 @@ pub fn settled(scenario: &Scenario, results: &Results, targets: &[Target]) -> bo
             meeting.push(p);
         }
     }
-    let cost = |p: usize| summarize(&results.column(p, Metric::TotalCost)).mean;
+    let cost =
+        |p: usize| summaries.get(&scenario.policies[p].name, Metric::TotalCost).map_or(f64::NAN, |r| r.summary.mean);
     let Some(&cheapest) = meeting.iter().min_by(|a, b| cost(**a).total_cmp(&cost(**b))) else {
         return true;
     };
     meeting.iter().filter(|&&p| p != cheapest).all(|&p| {
-        let (x, y) = (results.column(p, Metric::TotalCost), results.column(cheapest, Metric::TotalCost));
-        let d = summarize(&x.iter().zip(&y).map(|(x, y)| x - y).collect::<Vec<_>>());
+        let d = summarize(&results.paired_column(p, cheapest, Metric::TotalCost));
         (d.mean == 0.0 && d.half_width == 0.0) || d.low() > 0.0
     })
 }

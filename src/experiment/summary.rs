@@ -145,8 +145,7 @@ impl Summaries {
                     unstable_replications: unstable,
                     years: YearSpread::of(&col, summary.mean),
                 });
-                let base = results.column(b, m);
-                let diffs: Vec<f64> = col.iter().zip(&base).map(|(x, y)| x - y).collect();
+                let diffs = results.paired_column(p, b, m);
                 paired.push(PairedRow {
                     policy: policy.name.clone(),
                     baseline: scenario.policies[b].name.clone(),

@@ -107,8 +107,7 @@ fn paired(input: &DecisionInput<'_>, policy: &str, other: &str, metric: Metric) 
     let (Some(a), Some(b)) = (s.policy_index(policy), s.policy_index(other)) else {
         return summarize(&[]);
     };
-    let (x, y) = (input.results.column(a, metric), input.results.column(b, metric));
-    summarize(&x.iter().zip(&y).map(|(x, y)| x - y).collect::<Vec<_>>())
+    summarize(&input.results.paired_column(a, b, metric))
 }
 
 /// `  cost +¥19,058 (95% CI +¥15,676 to +¥22,440), p95 wait −4.69 h (95% CI …)`.
