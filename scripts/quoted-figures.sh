@@ -24,7 +24,7 @@
 #   default-class       campus-only's main-training mean wait (classes.csv)
 #   default-class-zh    the same in Chinese
 # and the README's picture, docs/img/cost_vs_wait.png (the same run's chart; not a block).
-# All come from ONE release run of the default (10 replications, a few minutes on 2
+# All come from ONE release run of the default (its sequential stopping took 20 years; a few minutes on 2
 # cores with its sensitivity band), so the check stays within CI's budget.
 #
 # The sweeps' blocks take tens of minutes, too long for every CI run:

@@ -141,7 +141,7 @@ impl State {
                 format!("replications: {} done in {} (sequential stopping, at most {max})", c.done, duration(elapsed))
             }
             Kind::Sequential { max } => format!(
-                "replications: {} done (sequential: stops when the CIs meet --ci-target; at most {max}), {} elapsed",
+                "replications: {} done (sequential: stops once the intervals are narrow enough or the decision is settled; at most {max}), {} elapsed",
                 c.done,
                 duration(elapsed)
             ),

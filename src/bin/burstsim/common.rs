@@ -180,7 +180,7 @@ fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
     };
     pb.set_style(
         ProgressStyle::with_template(
-            "{spinner} replications: {pos} done (sequential: stops when the CIs meet --ci-target; at most {len}), {elapsed}",
+            "{spinner} replications: {pos} done (sequential: stops once the intervals are narrow enough or the decision is settled; at most {len}), {elapsed}",
         )
         .expect("valid template"),
     );
