@@ -38,7 +38,7 @@ pub struct Job {
     pub group: bool,
     /// Index of the job among its class's arrivals (generated jobs) or among the group's
     /// jobs (a log's); with `class` it keys the job's own random streams
-    /// ([`crate::rng::job_key`]).
+    /// (`rng::job_key`, crate-private).
     pub ordinal: u32,
     /// Memory per GPU, GB.
     pub vram_gb: f64,

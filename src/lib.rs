@@ -30,7 +30,7 @@
 //! ## Guarantees
 //! - **Ordering**: events at the same second follow the rule in [`engine::queue`].
 //! - **Determinism**: every random stream derives from (seed, replication, purpose)
-//!   ([`rng`]); results are collected in replication order and reduced sequentially, so
+//!   (the crate-private `rng` module); results are collected in replication order and reduced sequentially, so
 //!   the output bytes do not depend on the number of threads.
 
 /// The version every written file names (`run.toml`, a sweep's `scenario.toml`).
@@ -51,9 +51,9 @@ pub mod metric;
 pub mod metrics;
 pub mod output;
 pub mod plot;
-pub mod policy;
+pub(crate) mod policy;
 pub mod report;
-pub mod rng;
+pub(crate) mod rng;
 pub mod scenario;
 pub mod sensitivity;
 pub mod stats;

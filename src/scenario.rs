@@ -193,6 +193,18 @@ impl Scenario {
         })
     }
 
+    /// The resolved raw form (every default filled in), as `run.toml` writes it. To change
+    /// a scenario, clone this, edit the clone and build a new one with [`Scenario::from_raw`],
+    /// which checks it again. The field itself cannot be edited from outside the crate:
+    ///
+    /// ```compile_fail,E0616
+    /// let mut scenario = burstsim::scenario::Scenario::embedded_default();
+    /// scenario.raw.simulation.replications = 0; // would bypass validation
+    /// ```
+    pub fn raw(&self) -> &RawScenario {
+        &self.raw
+    }
+
     /// The resolved scenario as TOML (every default filled in), loadable again.
     pub fn resolved_toml(&self) -> String {
         toml::to_string(&self.raw).expect("a raw scenario always serialises")

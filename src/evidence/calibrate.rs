@@ -49,7 +49,7 @@ pub use spec::{FitInput, Observation, Spec};
 /// replication a `run`, `sweep`, band or validation simulates (they count from 0 in a
 /// `u32` and validation allows at most [`crate::scenario::MAX_REPLICATIONS`]), so the
 /// years the fit sees are never the years a run of the calibrated file reports. Each
-/// stream is derived from (seed, replication, purpose) ([`crate::rng::derive_seed`]), so
+/// stream is derived from (seed, replication, purpose) (`rng::derive_seed`, crate-private), so
 /// these are independent years of the same seed.
 pub const FIRST_CALIBRATION_REPLICATION: u64 = 1 << 32;
 

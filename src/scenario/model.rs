@@ -62,8 +62,12 @@ pub struct Scenario {
     pub class_metrics: super::class_metrics::ClassMetricSet,
     /// Display names (`label`, `label_zh`) of the scenario, policies, classes and seasons.
     pub names: labels::DisplayNames,
-    /// The resolved raw form, written back as `run.toml`.
-    pub raw: RawScenario,
+    /// The resolved raw form, written back as `run.toml`. Not public: a front end or a
+    /// library user reads it with [`Scenario::raw`] and edits a clone, which
+    /// [`Scenario::from_raw`] checks again, so no caller outside the crate can make a
+    /// validated scenario invalid. Inside the crate only `scenario` edits it in place
+    /// (`with_overrides`); the others read it or clone it.
+    pub(crate) raw: RawScenario,
     /// A `burstsim calibrate` header on top of the file whose fingerprint no longer
     /// matches the file's values (copied or edited since): warned about before a run.
     pub stale_calibration_header: Option<super::fingerprint::StaleHeader>,

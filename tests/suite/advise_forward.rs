@@ -344,7 +344,7 @@ fn a_draining_node_runs_its_jobs_but_offers_no_gpus_to_new_ones() {
 /// measured window"), so advise could not answer at those hours (found by the backtest).
 #[test]
 fn a_class_whose_own_profile_is_zero_for_the_snapshots_day_does_not_stop_the_advice() {
-    let mut raw = scenario(0.3).raw;
+    let mut raw = scenario(0.3).raw().clone();
     let night_owls = {
         let mut c = raw.background.as_ref().unwrap().classes[0].clone();
         c.name = "not-on-tuesdays".into();

@@ -225,7 +225,7 @@ fn the_calibrated_file_keeps_comments_and_loads_with_the_fitted_values() {
     let edited = written.replacen("gpus = ", "gpus = 1", 1);
     let copy = burstsim::scenario::Scenario::from_toml_str(&edited, "copy.toml").unwrap();
     assert!(copy.stale_calibration_header.is_some(), "an edited value makes the header stale");
-    let raw = toml::Table::try_from(&again.raw).unwrap();
+    let raw = toml::Table::try_from(again.raw()).unwrap();
     let got = burstsim::scenario::keys::get_number(&raw, "background.offered_load_outside_seasons").unwrap();
     assert_eq!(got, cal.fitted[0].value);
     let got = burstsim::scenario::keys::get_number(&raw, "background.seasons.crunch.multiplier").unwrap();

@@ -369,7 +369,11 @@ fn every_module_stands_on_a_layer_and_imports_only_its_own_layer_and_those_below
     let rank: BTreeMap<&str, usize> =
         layers.iter().enumerate().flat_map(|(i, l)| l.iter().map(move |m| (m.as_str(), i))).collect();
     let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
-    let declared: Vec<&str> = lib.lines().filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';')).collect();
+    // Public or crate-private (`pub(crate) mod`, issue 46 item 2): every module stands on a layer.
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod ").or_else(|| l.strip_prefix("pub(crate) mod "))?.strip_suffix(';'))
+        .collect();
     assert!(!declared.is_empty());
     for m in &declared {
         assert!(rank.contains_key(m), "src/lib.rs declares `{m}`, which stands on no layer of docs/ARCHITECTURE.md");
