@@ -148,3 +148,15 @@ fn a_fixed_count_overrides_the_scenarios_own_rule() {
     assert!(manifest.contains("# seed: ") && manifest.contains("replications: 3\n"), "{manifest}");
     assert!(manifest.contains("# stopping: fixed number of replications"), "{manifest}");
 }
+
+/// The default `run` stops on its decision (issue 43 item 4): the paired ±10% rule with a
+/// cap of 40 years, not a fixed count or each policy's own interval. What it prints under
+/// that rule (20 years, "it stopped when more years could not change the decision") is
+/// the README's quoted decision, which `scripts/quoted-figures.sh --check` reruns in CI.
+#[test]
+fn the_default_stops_on_the_paired_difference_with_a_cap() {
+    let d = Scenario::embedded_default();
+    assert_eq!(d.ci_target_paired, Some(0.10), "the default watches its paired differences");
+    assert_eq!(d.ci_target, None, "not each policy's own interval");
+    assert_eq!(d.max_replications, 40, "a run of the default never takes more than 40 years");
+}
