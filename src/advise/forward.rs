@@ -74,6 +74,8 @@ pub(super) struct Forward {
     ratios: Vec<f64>,
     /// Jobs of the snapshot left out (other partitions, no GPUs, larger than the partition).
     pub left_out: usize,
+    /// The end of each stage's arrivals on the forward clock (the last: the horizon's).
+    stage_ends: Vec<SimTime>,
 }
 
 impl Forward {
@@ -231,13 +233,17 @@ impl Forward {
         let t0 = snapshot.taken_at.rem_euclid(DAY as i64) as SimTime;
         // Arrivals are generated up to a stage's end; most jobs start long before the
         // horizon, so stages double from FIRST_STAGE_DAYS and a replication moves on to the
-        // next only while its job has not started. A Poisson stream's arrivals before a
-        // time do not depend on where the stream ends (arrivals::nonhomogeneous_poisson
-        // draws them in order), and no decision before that time looks at later arrivals,
-        // so a start found in a short stage is the start the full horizon would give.
+        // next only while its job has not started by the stage's end. A Poisson stream's
+        // arrivals before a time do not depend on where the stream ends
+        // (arrivals::nonhomogeneous_poisson draws them in order), and no decision before
+        // that time looks at later arrivals, so a start found before a short stage's end
+        // is the start the full horizon would give (a start after it is not: the run
+        // stops there, `probe_start`).
         let mut stages = Vec::new();
+        let mut stage_ends = Vec::new();
         let mut days = FIRST_STAGE_DAYS.min(horizon_days);
         loop {
+            stage_ends.push(t0 + (days * DAY as f64).round() as SimTime);
             let mut raw = raw.clone();
             raw.simulation.horizon_days = Some(t0 as f64 / DAY as f64 + days);
             let mut scn = Scenario::from_raw(raw).map_err(|e| AdviseError::Scenario(e.to_string()))?;
@@ -254,7 +260,7 @@ impl Forward {
             days = (days * 2.0).min(horizon_days);
         }
         let ratios = ratio_pool(base, seed);
-        Ok(Forward { stages, t0, running, pending, ahead, probe: probe.clone(), ratios, left_out })
+        Ok(Forward { stages, t0, running, pending, ahead, probe: probe.clone(), ratios, left_out, stage_ends })
     }
 
     /// The forward scenario (its campus, prices and offers; the shortest stage).
@@ -337,21 +343,28 @@ impl Forward {
     /// # Errors
     /// [`AdviseError::Runaway`] when the run exceeds the engine's event budget (a bug).
     pub(super) fn probe_start(&self, r: u64) -> Result<Option<SimTime>, AdviseError> {
-        for scenario in &self.stages {
-            if let Some(start) = self.probe_start_in(scenario, r)? {
+        for (scenario, &end) in self.stages.iter().zip(&self.stage_ends) {
+            // A stage is trusted only up to the end of its own arrivals: a start after it
+            // could be delayed by the jobs a longer stage adds, so the run stops there and
+            // the next stage runs. The last stage ends at the horizon: a job not started
+            // by then is "beyond the horizon" (docs/ADVISE.md), and the run does not go on
+            // to simulate every job ahead to its start (months on a long queue).
+            if let Some(start) = self.probe_start_in(scenario, r, end)? {
                 return Ok(Some(start));
             }
         }
         Ok(None)
     }
 
-    /// As [`Forward::probe_start`], with the arrivals of one stage.
-    fn probe_start_in(&self, scenario: &Scenario, r: u64) -> Result<Option<SimTime>, AdviseError> {
+    /// As [`Forward::probe_start`], with the arrivals of one stage; the run ends at the
+    /// first start after `until`, and a start of the job after it counts as none.
+    fn probe_start_in(&self, scenario: &Scenario, r: u64, until: SimTime) -> Result<Option<SimTime>, AdviseError> {
         let (jobs, probe) = self.stream(scenario, r);
         // The engine takes the observer by `&mut` and the stop check by `&`, so the flag
-        // that ends the run once the probe has started lives outside the observer.
+        // that ends the run once the probe has started (or the horizon has passed) lives
+        // outside the observer.
         let started = AtomicBool::new(false);
-        let mut watch = Watch { probe: probe as u32, start: None, started: &started };
+        let mut watch = Watch { probe: probe as u32, start: None, until, started: &started };
         let stop = || started.load(Ordering::Relaxed);
         // Ending early is the point: `Halt::Cancelled` here means "the probe has started".
         match crate::engine::simulate_until(scenario, &jobs, 0, r, &mut watch, None, &stop) {
@@ -365,11 +378,18 @@ impl Forward {
 struct Watch<'a> {
     probe: u32,
     start: Option<SimTime>,
+    /// The horizon's end: a start after it ends the run, the job's own included.
+    until: SimTime,
+    /// Set once the run may stop: the job has started, or the horizon has passed.
     started: &'a AtomicBool,
 }
 
 impl Observer for Watch<'_> {
     fn started(&mut self, t: SimTime, job: u32, place: Place, _gpus: u32) {
+        if t > self.until {
+            self.started.store(true, Ordering::Relaxed);
+            return;
+        }
         if job == self.probe && place == Place::Campus && self.start.is_none() {
             self.start = Some(t);
             self.started.store(true, Ordering::Relaxed);
