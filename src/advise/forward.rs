@@ -74,8 +74,6 @@ pub(super) struct Forward {
     ratios: Vec<f64>,
     /// Jobs of the snapshot left out (other partitions, no GPUs, larger than the partition).
     pub left_out: usize,
-    /// The end of each stage's arrivals on the forward clock (the last: the horizon's).
-    stage_ends: Vec<SimTime>,
 }
 
 impl Forward {
@@ -240,10 +238,8 @@ impl Forward {
         // is the start the full horizon would give (a start after it is not: the run
         // stops there, `probe_start`).
         let mut stages = Vec::new();
-        let mut stage_ends = Vec::new();
         let mut days = FIRST_STAGE_DAYS.min(horizon_days);
         loop {
-            stage_ends.push(t0 + (days * DAY as f64).round() as SimTime);
             let mut raw = raw.clone();
             raw.simulation.horizon_days = Some(t0 as f64 / DAY as f64 + days);
             let mut scn = Scenario::from_raw(raw).map_err(|e| AdviseError::Scenario(e.to_string()))?;
@@ -260,7 +256,7 @@ impl Forward {
             days = (days * 2.0).min(horizon_days);
         }
         let ratios = ratio_pool(base, seed);
-        Ok(Forward { stages, t0, running, pending, ahead, probe: probe.clone(), ratios, left_out, stage_ends })
+        Ok(Forward { stages, t0, running, pending, ahead, probe: probe.clone(), ratios, left_out })
     }
 
     /// The forward scenario (its campus, prices and offers; the shortest stage).
@@ -338,18 +334,19 @@ impl Forward {
     }
 
     /// The probe's start in replication `r`, seconds after the snapshot; `None` when it
-    /// has not started by the end of the horizon's arrivals and the jobs before it.
+    /// has not started by the end of the horizon's arrivals.
     ///
     /// # Errors
     /// [`AdviseError::Runaway`] when the run exceeds the engine's event budget (a bug).
     pub(super) fn probe_start(&self, r: u64) -> Result<Option<SimTime>, AdviseError> {
-        for (scenario, &end) in self.stages.iter().zip(&self.stage_ends) {
-            // A stage is trusted only up to the end of its own arrivals: a start after it
+        for scenario in &self.stages {
+            // A stage is trusted only up to the end of its own arrivals (its scenario's
+            // `horizon`, where arrivals stop): a start after it
             // could be delayed by the jobs a longer stage adds, so the run stops there and
             // the next stage runs. The last stage ends at the horizon: a job not started
             // by then is "beyond the horizon" (docs/ADVISE.md), and the run does not go on
             // to simulate every job ahead to its start (months on a long queue).
-            if let Some(start) = self.probe_start_in(scenario, r, end)? {
+            if let Some(start) = self.probe_start_in(scenario, r, scenario.horizon)? {
                 return Ok(Some(start));
             }
         }
@@ -378,7 +375,7 @@ impl Forward {
 struct Watch<'a> {
     probe: u32,
     start: Option<SimTime>,
-    /// The horizon's end: a start after it ends the run, the job's own included.
+    /// The end of the stage's arrivals: a start after it ends the run, the job's own included.
     until: SimTime,
     /// Set once the run may stop: the job has started, or the horizon has passed.
     started: &'a AtomicBool,

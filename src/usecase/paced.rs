@@ -117,6 +117,10 @@ impl Shared {
     }
 }
 
+/// What ends a run under sequential stopping, as both progress displays (these lines and
+/// the terminal's bar) say it.
+pub const SEQUENTIAL_RULE: &str = "sequential: stops once the intervals are narrow enough or the decision is settled";
+
 impl State {
     /// Writes the current stage's line (`end`: the stage is over) and notes the time.
     fn line(&mut self, now: Instant, end: bool) {
@@ -141,7 +145,7 @@ impl State {
                 format!("replications: {} done in {} (sequential stopping, at most {max})", c.done, duration(elapsed))
             }
             Kind::Sequential { max } => format!(
-                "replications: {} done (sequential: stops once the intervals are narrow enough or the decision is settled; at most {max}), {} elapsed",
+                "replications: {} done ({SEQUENTIAL_RULE}; at most {max}), {} elapsed",
                 c.done,
                 duration(elapsed)
             ),

@@ -179,9 +179,10 @@ fn sequential_progress(max: u64, quiet: bool) -> ProgressBar {
         ProgressBar::with_draw_target(Some(max), ProgressDrawTarget::stderr())
     };
     pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} replications: {pos} done (sequential: stops once the intervals are narrow enough or the decision is settled; at most {len}), {elapsed}",
-        )
+        ProgressStyle::with_template(&format!(
+            "{{spinner}} replications: {{pos}} done ({}; at most {{len}}), {{elapsed}}",
+            burstsim::usecase::paced::SEQUENTIAL_RULE
+        ))
         .expect("valid template"),
     );
     pb
