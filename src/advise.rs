@@ -26,7 +26,7 @@ use crate::job::JobKind;
 use crate::scenario::Scenario;
 use crate::stats::binomial::clopper_pearson;
 use crate::stats::percentile_sorted;
-use crate::trace::snapshot::{Request, Snapshot, SnapshotWarning};
+use crate::trace::snapshot::{Snapshot, SnapshotWarning, SubmitRequest};
 pub use choices::{Choice, ChoiceKind};
 
 /// The job someone is about to submit (or has just submitted: [`Probe::job_id`]).
@@ -383,7 +383,7 @@ fn resolve(snapshot: &Snapshot, scenario: &Scenario, probe: &Probe) -> Result<(P
         )));
     }
     let accounts: Vec<String> = scenario.campus.accounts.iter().map(|a| a.name.clone()).collect();
-    let request = Request {
+    let request = SubmitRequest {
         gpus: probe.gpus,
         nodes: probe.nodes,
         partition: probe.partition.clone(),

@@ -55,7 +55,7 @@ use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
 use crate::advise::correction::quantile;
-use crate::advise::correction::{Calibration, Correction, DEFAULT_OFFSET_S};
+use crate::advise::correction::{CalibrationProbe, Correction, DEFAULT_OFFSET_S};
 use crate::advise::{AdviseError, Options, Probe, start_samples};
 use crate::date::Date;
 use crate::evidence::fit::{FitOptions, fit};
@@ -68,7 +68,7 @@ use crate::scenario::recurring::{DAY_NAMES, eu_local_offset};
 use crate::stats::binomial::clopper_pearson;
 use crate::trace::Trace;
 use crate::trace::convert::{Conversion, Units, to_jobs};
-use crate::trace::snapshot::{Node, PendingJob, RunningJob, Snapshot};
+use crate::trace::snapshot::{PendingJob, RunningJob, SinfoNode, Snapshot};
 
 /// The partition of a rebuilt snapshot (the logs have one machine).
 pub const PARTITION: &str = "batch";
@@ -241,7 +241,7 @@ pub fn snapshot_at(jobs: &[LogJob], probe: usize, gpus: u32, to_clock: &dyn Fn(i
     }
     Snapshot {
         taken_at: to_clock(t),
-        nodes: vec![Node {
+        nodes: vec![SinfoNode {
             name: "machine".into(),
             state: "mixed".into(),
             cpus: gpus,
@@ -367,8 +367,8 @@ impl ProbeResult {
     }
 
     /// Its raw intervals and recorded wait, as a correction is learned from them.
-    pub fn calibration(&self) -> Calibration {
-        Calibration {
+    pub fn calibration(&self) -> CalibrationProbe {
+        CalibrationProbe {
             intervals: INTERVALS.map(|(_, lo, hi)| (self.quantiles[lo], self.quantiles[hi])),
             recorded_s: self.recorded_s as f64,
         }
@@ -481,7 +481,7 @@ pub fn rolling_corrections(probes: &[ProbeResult], offset_s: f64, min: usize) ->
             cache
                 .entry(start)
                 .or_insert_with(|| {
-                    let cal: Vec<Calibration> =
+                    let cal: Vec<CalibrationProbe> =
                         probes.iter().filter(|c| c.local_submit < start).map(ProbeResult::calibration).collect();
                     (cal.len() >= min.max(1)).then(|| {
                         Correction::learn(&cal, offset_s, &format!("{} probes submitted before {month}", cal.len()))
@@ -798,7 +798,7 @@ impl Backtest {
     /// The correction learned from every probe, for advise to carry (`--correction-out`);
     /// `source` says where it came from.
     pub fn correction(&self, source: &str) -> Correction {
-        let cal: Vec<Calibration> = self.probes.iter().map(ProbeResult::calibration).collect();
+        let cal: Vec<CalibrationProbe> = self.probes.iter().map(ProbeResult::calibration).collect();
         Correction::learn(&cal, self.options.offset_s, source)
     }
 

@@ -115,7 +115,7 @@ pub(crate) enum Status {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct JobState {
+pub(crate) struct JobProgress {
     pub remaining: SimTime,
     pub first_start: SimTime,
     /// When the job last joined a queue (the campus queue or an offer's line).
@@ -190,7 +190,7 @@ pub(crate) struct World<'a, O: Observer> {
     /// Index of the "others" account (a log's jobs).
     others_account: u16,
     pub offers: Vec<OfferState>,
-    pub st: Vec<JobState>,
+    pub st: Vec<JobProgress>,
     pub in_flight: HashMap<u32, InFlight>,
     pub budget: BudgetState<'a>,
     pub tally: Tally,
@@ -381,7 +381,7 @@ impl<'a, O: Observer> World<'a, O> {
         let window = (scn.warmup, scn.horizon);
         let st = jobs
             .iter()
-            .map(|j| JobState {
+            .map(|j| JobProgress {
                 remaining: j.runtime,
                 first_start: SimTime::MAX,
                 queued_since: j.submit,
@@ -467,7 +467,7 @@ impl<'a, O: Observer> World<'a, O> {
             reach: crate::scenario::feasibility::Reach::of(
                 &scn.campus,
                 jobs.iter().map(|j| {
-                    let ask = crate::scenario::feasibility::Ask {
+                    let ask = crate::scenario::feasibility::SlurmAsk {
                         account: 0, // the windows do not depend on it
                         partition: j.partition,
                         nodes: j.nodes,
@@ -583,7 +583,7 @@ impl<'a, O: Observer> World<'a, O> {
     pub(crate) fn fits_campus(&self, j: u32) -> bool {
         let job = &self.jobs[j as usize];
         let r = self.request(j);
-        let ask = crate::scenario::feasibility::Ask {
+        let ask = crate::scenario::feasibility::SlurmAsk {
             account: r.account,
             partition: r.partition,
             nodes: r.nodes,
@@ -598,7 +598,7 @@ impl<'a, O: Observer> World<'a, O> {
     /// validation applies to whole classes, here per job (always true without windows).
     pub(crate) fn within_windows(&self, j: u32) -> bool {
         let job = &self.jobs[j as usize];
-        let ask = crate::scenario::feasibility::Ask {
+        let ask = crate::scenario::feasibility::SlurmAsk {
             account: 0,
             partition: job.partition,
             nodes: job.nodes,

@@ -140,7 +140,7 @@ pub fn layout_faults(dir: &Path, opts: &PlotOptions) -> Result<Vec<(String, Vec<
         let mut out = Vec::new();
         for chart in charts_of(&folder) {
             let name = chart.name();
-            let probe = layout::Probe::new((theme.width, theme.height), chosen.bytes)
+            let probe = layout::TextProbe::new((theme.width, theme.height), chosen.bytes)
                 .map_err(|message| PlotError::Draw { chart: name.clone(), message })?;
             let boxes = probe.boxes.clone();
             let root = probe.into_drawing_area();
@@ -168,7 +168,7 @@ pub fn drawn_ticks(dir: &Path, opts: &PlotOptions) -> Result<Vec<(String, Vec<th
             let name = chart.name();
             let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
             theme.tick_log = Some(log.clone());
-            let probe = layout::Probe::new((theme.width, theme.height), chosen.bytes)
+            let probe = layout::TextProbe::new((theme.width, theme.height), chosen.bytes)
                 .map_err(|message| PlotError::Draw { chart: name.clone(), message })?;
             let root = probe.into_drawing_area();
             chart.draw_probe(&root, &theme).map_err(|message| PlotError::Draw { chart: name.clone(), message })?;
@@ -294,11 +294,11 @@ pub trait ChartDyn {
         root: &DrawingArea<typeset::Typeset<BitMapBackend<'_>>, Shift>,
         th: &Theme,
     ) -> Result<(), String>;
-    /// Draws on the text-layout probe ([`layout::Probe`]).
+    /// Draws on the text-layout probe ([`layout::TextProbe`]).
     ///
     /// # Errors
     /// The chart's error, as text.
-    fn draw_probe(&self, root: &DrawingArea<layout::Probe, Shift>, th: &Theme) -> Result<(), String>;
+    fn draw_probe(&self, root: &DrawingArea<layout::TextProbe, Shift>, th: &Theme) -> Result<(), String>;
 }
 
 impl<C: Chart> ChartDyn for C {
@@ -318,7 +318,7 @@ impl<C: Chart> ChartDyn for C {
     ) -> Result<(), String> {
         self.draw(root, th)
     }
-    fn draw_probe(&self, root: &DrawingArea<layout::Probe, Shift>, th: &Theme) -> Result<(), String> {
+    fn draw_probe(&self, root: &DrawingArea<layout::TextProbe, Shift>, th: &Theme) -> Result<(), String> {
         self.draw(root, th)
     }
 }

@@ -20,7 +20,7 @@ use crate::cloud::estimate_charge;
 use crate::job::{Job, NO_DEADLINE};
 use crate::rng::{Purpose, job_key, stream};
 use crate::scenario::raw::{BillingMode, PolicyKind, WhenFull};
-use crate::scenario::{Offer, Policy, Scenario, Target};
+use crate::scenario::{Destination, Offer, Policy, Scenario};
 use crate::units::{DAY, SimTime, hours_to_secs};
 
 /// Whether a policy asks the campus for predicted waits (so the cluster must keep the
@@ -35,7 +35,7 @@ pub fn predicts_waits(p: &Policy) -> bool {
 /// The monthly offers a policy uses; their rent is paid for the whole measured window.
 pub fn rented_monthly_offers(p: &Policy, offers: &[Offer]) -> Vec<usize> {
     let mut v: Vec<usize> =
-        p.places().into_iter().filter_map(|t| if let Target::Offer(o) = t { Some(o) } else { None }).collect();
+        p.places().into_iter().filter_map(|t| if let Destination::Offer(o) = t { Some(o) } else { None }).collect();
     v.extend(p.debug_offer);
     v.retain(|&o| offers[o].billing == BillingMode::Monthly);
     v.sort_unstable();
@@ -158,12 +158,12 @@ pub fn route_arrival<'a>(s: &mut impl Situation<'a>, j: u32) {
             let job = s.job(j);
             let rule = p.rules.iter().find(|r| job.vram_gb <= r.max_vram_gb && job.gpus <= r.max_gpus);
             match rule.map(|r| r.target) {
-                Some(Target::Offer(o)) => {
+                Some(Destination::Offer(o)) => {
                     let mut list = vec![o];
                     list.extend(p.offers.iter().copied().filter(|&x| x != o));
                     cloud_else_campus(s, j, &list);
                 }
-                Some(Target::Campus) | None => overflow_predicted(s, j),
+                Some(Destination::Campus) | None => overflow_predicted(s, j),
             }
         }
         PolicyKind::DeadlineAware => {

@@ -30,8 +30,8 @@ mod validate;
 pub mod week;
 
 pub use model::{
-    Account, Backfill, Budget, Campus, ComputeTimeout, JobClass, MAX_RUNTIME_HOURS, Multifactor, NodeGroup, Offer,
-    Partition, Policy, Priority, Rule, Scenario, Target, Timing,
+    Account, Backfill, Budget, Campus, ComputeTimeout, Destination, JobClass, MAX_RUNTIME_HOURS, Multifactor,
+    NodeGroup, Offer, Partition, Policy, Priority, Scenario, SizeRule, Timing,
 };
 pub use trace_source::TraceSource;
 pub use validate::{GROUP_ACCOUNT, MAX_REPLICATIONS, OTHERS_ACCOUNT, too_many_replications};

@@ -48,7 +48,7 @@ pub struct Correction {
 /// One calibration probe: the raw interval's ends at each level of [`LEVELS`] (seconds,
 /// +∞ beyond the horizon) and the recorded wait.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Calibration {
+pub struct CalibrationProbe {
     /// `(low, high)` at 50%, 80%, 95%.
     pub intervals: [(f64, f64); 3],
     /// The recorded wait, seconds.
@@ -58,7 +58,7 @@ pub struct Calibration {
 impl Correction {
     /// Learns the widening from `probes` (module doc) with the log scale's `offset_s`.
     /// With no probe every widening is +∞.
-    pub fn learn(probes: &[Calibration], offset_s: f64, source: &str) -> Correction {
+    pub fn learn(probes: &[CalibrationProbe], offset_s: f64, source: &str) -> Correction {
         let g = |x: f64| log_scale(x, offset_s);
         let widen = [0, 1, 2].map(|k| {
             let scores: Vec<f64> = probes
@@ -182,8 +182,8 @@ mod tests {
     fn learning_widens_just_enough_and_applying_inverts_the_log_scale() {
         // Raw intervals [0, 60] at every level; recorded waits 60, 180, 420, …: scores
         // ln((w + 60) / 120) = ln 1, ln 2, ln 4, …
-        let probes: Vec<Calibration> = (0..9)
-            .map(|i| Calibration { intervals: [(0.0, 60.0); 3], recorded_s: 120.0 * 2f64.powi(i) - 60.0 })
+        let probes: Vec<CalibrationProbe> = (0..9)
+            .map(|i| CalibrationProbe { intervals: [(0.0, 60.0); 3], recorded_s: 120.0 * 2f64.powi(i) - 60.0 })
             .collect();
         let c = Correction::learn(&probes, 60.0, "test");
         assert_eq!(c.probes, 9);

@@ -30,7 +30,7 @@ use crate::units::{DAY, SimTime, hours_to_secs, secs_to_hours};
 
 /// One drawn job: what the loop needs of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Drawn {
+pub struct LoopJob {
     /// Submission time.
     pub submit: SimTime,
     /// Run time, seconds.
@@ -43,7 +43,7 @@ pub struct Drawn {
 
 /// What the loop gives: every job's start and the statistics the engine keeps of them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
+pub struct LoopResult {
     /// Start time of every job, in submission order (`SimTime::MAX`: never started).
     pub starts: Vec<SimTime>,
     /// Mean wait, hours.
@@ -74,7 +74,7 @@ pub struct Outcome {
 /// # Panics
 /// When the scenario is not one group class with independent timing and a flat calendar
 /// (the loop is a floor for that case only).
-pub fn draw(scenario: &Scenario, replication: u64) -> Vec<Drawn> {
+pub fn draw(scenario: &Scenario, replication: u64) -> Vec<LoopJob> {
     assert!(
         scenario.group.len() == 1 && scenario.background.is_empty() && scenario.group_calendar.windows.is_empty(),
         "the minimal loop draws one group class without seasons"
@@ -97,7 +97,7 @@ pub fn draw(scenario: &Scenario, replication: u64) -> Vec<Drawn> {
         let factor = walltime_factor.sample(rng).clamp(1.0, 1000.0);
         // Drawn because the engine's jobs carry them (the loop does not read them).
         std::hint::black_box((class.vram_gb.sample(rng), class.data_gb.sample(rng)));
-        jobs.push(Drawn { submit, runtime, gpus, walltime_factor: factor });
+        jobs.push(LoopJob { submit, runtime, gpus, walltime_factor: factor });
         let gap: f64 = Exp1.sample(&mut arrivals);
         target += gap;
     }
@@ -105,7 +105,7 @@ pub fn draw(scenario: &Scenario, replication: u64) -> Vec<Drawn> {
 }
 
 /// [`draw`], then `starts` on the scenario's GPUs, and the statistics of those starts.
-pub fn run(scenario: &Scenario, replication: u64) -> Outcome {
+pub fn run(scenario: &Scenario, replication: u64) -> LoopResult {
     let jobs = draw(scenario, replication);
     let days = scenario.horizon.div_ceil(DAY) as usize;
     let mut levels = Levels::new(days);
@@ -121,7 +121,7 @@ pub fn run(scenario: &Scenario, replication: u64) -> Outcome {
     waits.sort_unstable_by(f64::total_cmp);
     let n = waits.len().max(1) as f64;
     let q = |p| if waits.is_empty() { f64::NAN } else { crate::stats::percentile_sorted(&waits, p) };
-    Outcome {
+    LoopResult {
         mean_wait_h: waits.iter().sum::<f64>() / n,
         p50_wait_h: q(0.5),
         p95_wait_h: q(0.95),
@@ -166,7 +166,7 @@ impl Levels {
 /// join the queue, then the queue's head starts while it fits (the engine's order of
 /// events, `engine/queue.rs`). `SimTime::MAX` for a job that never starts (larger than
 /// the pool). The busy and queued GPUs go into `levels` at every event time.
-fn starts(jobs: &[Drawn], gpus: u32, levels: &mut Levels) -> Vec<SimTime> {
+fn starts(jobs: &[LoopJob], gpus: u32, levels: &mut Levels) -> Vec<SimTime> {
     let mut start = vec![SimTime::MAX; jobs.len()];
     let mut ends: BinaryHeap<Reverse<(SimTime, u32)>> = BinaryHeap::new();
     let mut queue: VecDeque<usize> = VecDeque::new();

@@ -125,7 +125,7 @@ impl SiteRules {
 
 /// Jobs, recorded and simulated mean wait (hours) of one period and class.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Cell {
+pub struct PeriodCell {
     /// Jobs with a recorded wait that started in the replay.
     pub n: usize,
     /// Recorded mean wait, hours.
@@ -135,7 +135,7 @@ pub struct Cell {
 }
 
 /// `[period][class]`, in the order of [`PERIODS`] and [`CLASSES`].
-pub type Figures = [[Cell; 4]; 3];
+pub type Figures = [[PeriodCell; 4]; 3];
 
 /// A replay under a site's rules, with its shaken replays.
 #[derive(Clone, Debug)]
@@ -293,7 +293,7 @@ fn figures_of(c: &Converted, r: &Replay, order: &[usize], period: &[usize], clas
     sums.map(|row| {
         row.map(|(n, rec, sim)| {
             let mean = |x: i64| if n == 0 { f64::NAN } else { x as f64 / n as f64 / 3600.0 };
-            Cell { n, recorded_h: mean(rec), simulated_h: mean(sim) }
+            PeriodCell { n, recorded_h: mean(rec), simulated_h: mean(sim) }
         })
     })
 }

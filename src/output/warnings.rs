@@ -380,14 +380,14 @@ fn sized_for_another_campus(scenario: &crate::scenario::Scenario) -> Vec<Warning
 /// The classes some of whose jobs can never start on the campus, given its windows
 /// (validation refused those none of whose jobs can).
 fn never_start(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
-    use crate::scenario::feasibility::{Ask, never_start_share, window_misfit};
+    use crate::scenario::feasibility::{SlurmAsk, never_start_share, window_misfit};
     let campus = &scenario.campus;
     let lists = [(true, &scenario.background), (false, &scenario.group)];
     let mut out = Vec::new();
     for (background, classes) in lists {
         for c in classes {
             let ask =
-                Ask { account: c.account, partition: c.partition, nodes: c.nodes, gpus_per_node: c.gpus_per_node };
+                SlurmAsk { account: c.account, partition: c.partition, nodes: c.nodes, gpus_per_node: c.gpus_per_node };
             let Some(w) = window_misfit(campus, c, ask) else { continue };
             out.push(Warning::NeverStart {
                 class: c.name.clone(),
@@ -404,7 +404,7 @@ fn never_start(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
 
 /// What the scenario's trace bootstrap deserves: scrambled seasons, or a widened window.
 pub fn trace_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
-    use crate::trace::bootstrap::{self, Block};
+    use crate::trace::bootstrap::{self, BlockLength};
     let Some(src) = scenario.background_trace.as_deref() else { return Vec::new() };
     if src.mode != crate::scenario::raw::TraceMode::Bootstrap {
         return Vec::new();
@@ -412,7 +412,7 @@ pub fn trace_warnings(scenario: &crate::scenario::Scenario) -> Vec<Warning> {
     if src.undated {
         return vec![Warning::TraceDrawnUniformly];
     }
-    let block = if src.block == Block::Week { "week" } else { "day" };
+    let block = if src.block == BlockLength::Week { "week" } else { "day" };
     bootstrap::widening(&src.jobs, &src.bootstrap_spec(scenario))
         .map(|w| Warning::SeasonWindowWidened {
             widened: w.widened,

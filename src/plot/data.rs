@@ -77,19 +77,19 @@ pub struct WaitPoint {
 
 /// A CSV file read into rows of strings, with column lookup by name.
 #[derive(Debug)]
-pub struct Table {
+pub struct CsvTable {
     path: PathBuf,
     columns: Vec<String>,
     /// The data rows.
     pub rows: Vec<csv::StringRecord>,
 }
 
-impl Table {
+impl CsvTable {
     /// Reads `path`, checking that every column of `required` is present.
     ///
     /// # Errors
     /// [`PlotError::Missing`], [`PlotError::Columns`] or [`PlotError::Value`] (malformed CSV).
-    pub fn read(path: &Path, required: &[&str]) -> Result<Table, PlotError> {
+    pub fn read(path: &Path, required: &[&str]) -> Result<CsvTable, PlotError> {
         let shown = path.display().to_string();
         if !path.is_file() {
             return Err(PlotError::Missing { path: shown });
@@ -106,7 +106,7 @@ impl Table {
         for (i, r) in rdr.records().enumerate() {
             rows.push(r.map_err(|e| bad(i as u64 + 2, e.to_string()))?);
         }
-        Ok(Table { path: path.to_path_buf(), columns, rows })
+        Ok(CsvTable { path: path.to_path_buf(), columns, rows })
     }
 
     /// The index of a column.
@@ -142,7 +142,7 @@ impl Table {
 }
 
 /// Reads `summary.csv`-shaped rows (also used for `sweep.csv`).
-pub(crate) fn stats(t: &Table) -> Result<Vec<Stat>, PlotError> {
+pub(crate) fn stats(t: &CsvTable) -> Result<Vec<Stat>, PlotError> {
     (0..t.rows.len())
         .map(|i| {
             Ok(Stat {
@@ -183,7 +183,7 @@ impl YearStat {
 }
 
 /// Reads the year columns of `summary.csv`; empty when the file has none of them.
-pub(crate) fn year_stats(t: &Table) -> Result<Vec<YearStat>, PlotError> {
+pub(crate) fn year_stats(t: &CsvTable) -> Result<Vec<YearStat>, PlotError> {
     let [p50, p90, share] = crate::output::csv::YEAR_COLUMNS;
     if [p50, p90, share].iter().any(|c| t.col(c).is_none()) {
         return Ok(Vec::new());
@@ -203,13 +203,13 @@ pub(crate) fn year_stats(t: &Table) -> Result<Vec<YearStat>, PlotError> {
 }
 
 /// Reads `classes.csv` rows: (class, statistic).
-pub(crate) fn class_stats(t: &Table) -> Result<Vec<(String, Stat)>, PlotError> {
+pub(crate) fn class_stats(t: &CsvTable) -> Result<Vec<(String, Stat)>, PlotError> {
     let stats = stats(t)?;
     Ok((0..t.rows.len()).map(|i| t.text(i, "class").to_string()).zip(stats).collect())
 }
 
 /// Reads `seasons.csv` rows: (season, class, statistic).
-pub(crate) fn season_stats(t: &Table) -> Result<Vec<(String, String, Stat)>, PlotError> {
+pub(crate) fn season_stats(t: &CsvTable) -> Result<Vec<(String, String, Stat)>, PlotError> {
     let stats = stats(t)?;
     Ok((0..t.rows.len())
         .map(|i| (t.text(i, "season").to_string(), t.text(i, "class").to_string()))
@@ -238,7 +238,7 @@ pub const WAITS_COLUMNS: &[&str] = &["policy", "wait_h_at_most", "cumulative_sha
 pub const SWEEP_COLUMNS: &[&str] = &["point", "policy", "metric", "mean", "ci95_low", "ci95_high", "replications"];
 
 /// Reads `paired.csv`.
-pub(crate) fn paired(t: &Table) -> Result<Vec<Paired>, PlotError> {
+pub(crate) fn paired(t: &CsvTable) -> Result<Vec<Paired>, PlotError> {
     (0..t.rows.len())
         .map(|i| {
             Ok(Paired {
@@ -254,7 +254,7 @@ pub(crate) fn paired(t: &Table) -> Result<Vec<Paired>, PlotError> {
 }
 
 /// Reads `timeseries.csv`.
-pub(crate) fn days(t: &Table) -> Result<Vec<Day>, PlotError> {
+pub(crate) fn days(t: &CsvTable) -> Result<Vec<Day>, PlotError> {
     (0..t.rows.len())
         .map(|i| {
             Ok(Day {
@@ -270,7 +270,7 @@ pub(crate) fn days(t: &Table) -> Result<Vec<Day>, PlotError> {
 }
 
 /// Reads `waits.csv`.
-pub(crate) fn waits(t: &Table) -> Result<Vec<WaitPoint>, PlotError> {
+pub(crate) fn waits(t: &CsvTable) -> Result<Vec<WaitPoint>, PlotError> {
     (0..t.rows.len())
         .map(|i| {
             Ok(WaitPoint {
@@ -283,7 +283,7 @@ pub(crate) fn waits(t: &Table) -> Result<Vec<WaitPoint>, PlotError> {
 }
 
 /// Reads `class_waits.csv`: (class, wait point).
-pub(crate) fn class_waits(t: &Table) -> Result<Vec<(String, WaitPoint)>, PlotError> {
+pub(crate) fn class_waits(t: &CsvTable) -> Result<Vec<(String, WaitPoint)>, PlotError> {
     let points = waits(t)?;
     Ok((0..t.rows.len()).map(|i| t.text(i, "class").to_string()).zip(points).collect())
 }
@@ -292,7 +292,7 @@ pub(crate) fn class_waits(t: &Table) -> Result<Vec<(String, WaitPoint)>, PlotErr
 pub type ReplicationRow = (String, BTreeMap<String, f64>);
 
 /// Per replication: (policy, metric → value), from `replications.csv`.
-pub(crate) fn replications(t: &Table) -> Result<Vec<ReplicationRow>, PlotError> {
+pub(crate) fn replications(t: &CsvTable) -> Result<Vec<ReplicationRow>, PlotError> {
     let metrics: Vec<String> = t
         .columns()
         .iter()
@@ -425,10 +425,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("summary.csv");
         std::fs::write(&p, "policy,metric,mean\na,b,1\n").unwrap();
-        let e = Table::read(&p, SUMMARY_COLUMNS).unwrap_err().to_string();
+        let e = CsvTable::read(&p, SUMMARY_COLUMNS).unwrap_err().to_string();
         assert!(e.contains("summary.csv") && e.contains("ci95_low"), "{e}");
         std::fs::write(&p, "policy,metric,mean,ci95_low,ci95_high,replications\na,b,x,1,2,3\n").unwrap();
-        let t = Table::read(&p, SUMMARY_COLUMNS).unwrap();
+        let t = CsvTable::read(&p, SUMMARY_COLUMNS).unwrap();
         let e = stats(&t).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("'x'"), "{e}");
     }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::data::{self, Day, ManifestHeader, Paired, Recommended, Stat, Table, WaitPoint};
+use super::data::{self, CsvTable, Day, ManifestHeader, Paired, Recommended, Stat, WaitPoint};
 use super::error::PlotError;
 use crate::date::Date;
 use crate::scenario::Scenario;
@@ -343,7 +343,7 @@ fn dir_name(dir: &Path) -> String {
 }
 
 fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
-    let summary_table = Table::read(&dir.join("summary.csv"), data::SUMMARY_COLUMNS)?;
+    let summary_table = CsvTable::read(&dir.join("summary.csv"), data::SUMMARY_COLUMNS)?;
     let summary = data::stats(&summary_table)?;
     let years = data::year_stats(&summary_table)?;
     if summary.is_empty() {
@@ -353,25 +353,25 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
             message: "no rows".into(),
         });
     }
-    let paired = data::paired(&Table::read(&dir.join("paired.csv"), data::PAIRED_COLUMNS)?)?;
-    let days = data::days(&Table::read(&dir.join("timeseries.csv"), data::TIMESERIES_COLUMNS)?)?;
-    let waits = data::waits(&Table::read(&dir.join("waits.csv"), data::WAITS_COLUMNS)?)?;
+    let paired = data::paired(&CsvTable::read(&dir.join("paired.csv"), data::PAIRED_COLUMNS)?)?;
+    let days = data::days(&CsvTable::read(&dir.join("timeseries.csv"), data::TIMESERIES_COLUMNS)?)?;
+    let waits = data::waits(&CsvTable::read(&dir.join("waits.csv"), data::WAITS_COLUMNS)?)?;
     let class_waits_path = dir.join("class_waits.csv");
     let class_waits = if class_waits_path.is_file() {
-        data::class_waits(&Table::read(&class_waits_path, data::CLASS_WAITS_COLUMNS)?)?
+        data::class_waits(&CsvTable::read(&class_waits_path, data::CLASS_WAITS_COLUMNS)?)?
     } else {
         Vec::new()
     };
     let sensitivity_path = dir.join("sensitivity.csv");
     let sensitivity = if sensitivity_path.is_file() {
-        super::tornado::read(&Table::read(&sensitivity_path, super::tornado::COLUMNS)?)?
+        super::tornado::read(&CsvTable::read(&sensitivity_path, super::tornado::COLUMNS)?)?
     } else {
         Vec::new()
     };
     let reps_path = dir.join("replications.csv");
     let mut notes = Vec::new();
     let replications = if reps_path.is_file() {
-        Some(data::replications(&Table::read(&reps_path, &["policy"])?)?)
+        Some(data::replications(&CsvTable::read(&reps_path, &["policy"])?)?)
     } else {
         notes
             .push(format!("'{}' is missing: the cost-vs-wait chart shows no single replications", reps_path.display()));
@@ -379,13 +379,13 @@ fn open_run(dir: &Path) -> Result<RunFolder, PlotError> {
     };
     let classes_path = dir.join("classes.csv");
     let classes = if classes_path.is_file() {
-        data::class_stats(&Table::read(&classes_path, data::CLASSES_COLUMNS)?)?
+        data::class_stats(&CsvTable::read(&classes_path, data::CLASSES_COLUMNS)?)?
     } else {
         Vec::new()
     };
     let seasons_path = dir.join("seasons.csv");
     let season_stats = if seasons_path.is_file() {
-        data::season_stats(&Table::read(&seasons_path, data::SEASONS_COLUMNS)?)?
+        data::season_stats(&CsvTable::read(&seasons_path, data::SEASONS_COLUMNS)?)?
     } else {
         Vec::new()
     };
@@ -483,7 +483,7 @@ fn seasons_of(s: &Scenario) -> Vec<SeasonBand> {
 
 fn open_sweep(dir: &Path) -> Result<SweepFolder, PlotError> {
     let path = dir.join("sweep.csv");
-    let t = Table::read(&path, data::SWEEP_COLUMNS)?;
+    let t = CsvTable::read(&path, data::SWEEP_COLUMNS)?;
     let metric_at = t.col("policy").expect("checked");
     let params: Vec<String> = t.columns()[1..metric_at].to_vec();
     let stats = data::stats(&t)?;
@@ -579,7 +579,7 @@ fn sweep_manifest(
 }
 
 fn decision_rows(path: &Path) -> Result<Vec<DecisionRow>, PlotError> {
-    let t = Table::read(path, &["kind", "scenario_point", "decision", "policy", "meets_targets", "total_cost_cny"])?;
+    let t = CsvTable::read(path, &["kind", "scenario_point", "decision", "policy", "meets_targets", "total_cost_cny"])?;
     let cols = t.columns().to_vec();
     let at = |name: &str| cols.iter().position(|c| c == name).expect("checked");
     let conditions = &cols[at("scenario_point") + 1..at("decision")];

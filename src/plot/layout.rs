@@ -105,25 +105,25 @@ pub fn faults(boxes: &[TextBox], width: u32, height: u32) -> Vec<Fault> {
 }
 
 /// A backend that draws nothing and records where text goes.
-pub struct Probe {
+pub struct TextProbe {
     size: (u32, u32),
     font: FontRef<'static>,
     /// Every piece of text drawn, in order.
     pub boxes: std::rc::Rc<std::cell::RefCell<Vec<TextBox>>>,
 }
 
-impl Probe {
+impl TextProbe {
     /// A probe canvas `size` measuring text in `font` (face 0 of the bytes).
     ///
     /// # Errors
     /// A message when the bytes are not a font.
-    pub fn new(size: (u32, u32), font: &'static [u8]) -> Result<Probe, String> {
+    pub fn new(size: (u32, u32), font: &'static [u8]) -> Result<TextProbe, String> {
         let font = FontRef::try_from_slice(font).map_err(|e| format!("not a font: {e}"))?;
-        Ok(Probe { size, font, boxes: Default::default() })
+        Ok(TextProbe { size, font, boxes: Default::default() })
     }
 }
 
-/// The error of a [`Probe`], which never fails.
+/// The error of a [`TextProbe`], which never fails.
 #[derive(Debug)]
 pub struct NoError;
 
@@ -135,7 +135,7 @@ impl std::fmt::Display for NoError {
 
 impl std::error::Error for NoError {}
 
-impl DrawingBackend for Probe {
+impl DrawingBackend for TextProbe {
     type ErrorType = NoError;
 
     fn get_size(&self) -> (u32, u32) {

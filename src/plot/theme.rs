@@ -282,13 +282,13 @@ impl Theme {
 
 /// A linear numeric axis with its own tick positions (grid lines and labels).
 #[derive(Clone, Debug)]
-pub struct Axis {
+pub struct LinearAxis {
     lo: f64,
     hi: f64,
     ticks: Vec<f64>,
 }
 
-impl Ranged for Axis {
+impl Ranged for LinearAxis {
     type FormatOption = DefaultFormatting;
     type ValueType = f64;
 
@@ -308,7 +308,7 @@ impl Ranged for Axis {
 }
 
 /// The coordinates of every chart.
-pub type Coords = Cartesian2d<Axis, Axis>;
+pub type Coords = Cartesian2d<LinearAxis, LinearAxis>;
 
 /// Round tick positions of a numeric axis and their labels, from one step: the one
 /// routine every numeric axis of every chart (and the heatmap's colour bar) is ticked
@@ -490,8 +490,8 @@ impl Theme {
             .x_label_area_size(x_area)
             .y_label_area_size(y_area)
             .build_cartesian_2d(
-                Axis { lo: x.lo, hi: x.hi, ticks: x_ticks.clone() },
-                Axis { lo: y.lo, hi: y.hi, ticks: y_ticks.clone() },
+                LinearAxis { lo: x.lo, hi: x.hi, ticks: x_ticks.clone() },
+                LinearAxis { lo: y.lo, hi: y.hi, ticks: y_ticks.clone() },
             )
             .s()?;
         let panel = self.next_panel();

@@ -9,7 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::chart::Chart;
-use super::data::Table;
+use super::data::CsvTable;
 use super::error::PlotError;
 use super::folder::RunFolder;
 use super::theme::{AxisSpec, INK, Mark, Textual, Theme, ci_bar, policy_colour};
@@ -40,7 +40,7 @@ pub const COLUMNS: &[&str] = &[
 ///
 /// # Errors
 /// A missing column or a cell that is not a number (file, line, column).
-pub fn read(t: &Table) -> Result<Vec<Row>, PlotError> {
+pub fn read(t: &CsvTable) -> Result<Vec<Row>, PlotError> {
     (0..t.rows.len())
         .map(|i| {
             Ok(Row {

@@ -6,7 +6,7 @@ use super::Block;
 use crate::i18n::{L, Lang, fill};
 use crate::plot::folder::RunFolder;
 use crate::plot::tornado::{diff, input_label};
-use crate::sensitivity::band::{NONE, Outcome};
+use crate::sensitivity::band::{BandVerdict, NONE};
 use crate::write::fmt_num;
 
 /// The section's blocks (none when the folder has no band).
@@ -15,7 +15,7 @@ pub fn blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {
     let Some(first) = rows.first() else { return Vec::new() };
     let t = |l: L| l.get(lang).to_string();
     let policy = |id: &str| if id == NONE { t(L::SensNone) } else { r.names.policies.get(id, lang) };
-    let outcome = Outcome::from_rows(rows);
+    let outcome = BandVerdict::from_rows(rows);
     let mut b = vec![Block::Heading(t(L::SensHeading))];
     let targets = first.targets.replace(';', ", ");
     b.push(Block::Para(fill(

@@ -104,7 +104,7 @@ fn count(n: u32, what: &str) -> String {
 
 /// The Slurm side of a job, as far as feasibility needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ask {
+pub struct SlurmAsk {
     /// Account (index into [`Campus::accounts`]).
     pub account: u16,
     /// Partition (index into [`Campus::partitions`]).
@@ -117,7 +117,7 @@ pub struct Ask {
 
 /// The first reason a job of `gpus` GPUs with `vram_gb` per GPU can never start on the
 /// campus, or `None` when it can start on the empty cluster (see the module docs).
-pub fn campus_misfit(campus: &Campus, ask: Ask, gpus: u32, vram_gb: f64) -> Option<CampusMisfit> {
+pub fn campus_misfit(campus: &Campus, ask: SlurmAsk, gpus: u32, vram_gb: f64) -> Option<CampusMisfit> {
     let limit = campus.accounts.get(usize::from(ask.account)).and_then(|a| a.gpu_limit.map(|l| (a, l)));
     match campus.placement {
         Placement::Pool => {
@@ -188,7 +188,7 @@ pub fn campus_misfit(campus: &Campus, ask: Ask, gpus: u32, vram_gb: f64) -> Opti
 /// On nodes the job's candidates are its partition's nodes that can hold one part of its
 /// shape, and it needs as many of them clear of their reservations as the shape has
 /// parts; on the pool only whole-cluster reservations and limits count.
-pub fn campus_reach(campus: &Campus, ask: Ask, gpus: u32) -> Option<Longest> {
+pub fn campus_reach(campus: &Campus, ask: SlurmAsk, gpus: u32) -> Option<Longest> {
     let week = &campus.week;
     if week.is_empty() {
         return None;
@@ -272,7 +272,11 @@ pub struct WindowMisfit {
 
 /// The longest request that starts, over the GPU counts `gpus`: the shortest answer and
 /// the longest (`None`: unbounded for some count, or for all).
-fn reach_over(campus: &Campus, ask: Ask, gpus: std::ops::RangeInclusive<u32>) -> (Option<Longest>, Option<Longest>) {
+fn reach_over(
+    campus: &Campus,
+    ask: SlurmAsk,
+    gpus: std::ops::RangeInclusive<u32>,
+) -> (Option<Longest>, Option<Longest>) {
     let (mut least, mut most): (Option<Longest>, Option<Longest>) = (None, None);
     let mut unbounded = false;
     let part = campus.partition(ask.partition);
@@ -302,7 +306,7 @@ fn reach_over(campus: &Campus, ask: Ask, gpus: std::ops::RangeInclusive<u32>) ->
 /// windows: `None` when every job can start somewhere in the week (see the module docs
 /// of [`crate::scenario::week`]). Asks [`campus_misfit`]'s question first: call it on a
 /// class that fits the empty campus.
-pub fn window_misfit(campus: &Campus, c: &JobClass, ask: Ask) -> Option<WindowMisfit> {
+pub fn window_misfit(campus: &Campus, c: &JobClass, ask: SlurmAsk) -> Option<WindowMisfit> {
     if campus.week.is_empty() {
         return None;
     }
@@ -333,7 +337,7 @@ pub const SHARE_DRAWS: u32 = 20_000;
 /// The share of a class's jobs whose request can never start on the campus, estimated
 /// from [`SHARE_DRAWS`] draws of its distributions (a fixed stream, so the same every
 /// time).
-pub fn never_start_share(campus: &Campus, c: &JobClass, ask: Ask) -> f64 {
+pub fn never_start_share(campus: &Campus, c: &JobClass, ask: SlurmAsk) -> f64 {
     use rand::SeedableRng;
     let mut rng = crate::rng::SimRng::seed_from_u64(0x4545);
     let mut reach = Reach::default();
@@ -359,7 +363,7 @@ pub struct Reach {
 impl Reach {
     /// The table for these jobs (placement and GPUs each); empty when the campus has no
     /// windows.
-    pub fn of(campus: &Campus, jobs: impl Iterator<Item = (Ask, u32)>) -> Reach {
+    pub fn of(campus: &Campus, jobs: impl Iterator<Item = (SlurmAsk, u32)>) -> Reach {
         let mut r = Reach::default();
         if !campus.week.is_empty() {
             for (ask, gpus) in jobs {
@@ -369,19 +373,19 @@ impl Reach {
         r
     }
 
-    fn key(ask: Ask, gpus: u32) -> (u16, u16, u16, u32) {
+    fn key(ask: SlurmAsk, gpus: u32) -> (u16, u16, u16, u32) {
         (ask.partition, ask.nodes, ask.gpus_per_node, gpus)
     }
 
     /// Computes (once) the answer for a job of this shape.
-    pub fn learn(&mut self, campus: &Campus, ask: Ask, gpus: u32) {
+    pub fn learn(&mut self, campus: &Campus, ask: SlurmAsk, gpus: u32) {
         self.table.entry(Self::key(ask, gpus)).or_insert_with(|| campus_reach(campus, ask, gpus).map(|l| l.request));
     }
 
     /// Whether a job of `gpus` GPUs placed as `ask` says, with walltime request
     /// `request`, can ever start on the campus given its windows (a shape not learnt is
     /// computed, not remembered).
-    pub fn allows(&self, campus: &Campus, ask: Ask, gpus: u32, request: SimTime) -> bool {
+    pub fn allows(&self, campus: &Campus, ask: SlurmAsk, gpus: u32, request: SimTime) -> bool {
         if campus.week.is_empty() {
             return true;
         }

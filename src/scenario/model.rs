@@ -408,7 +408,7 @@ impl Offer {
 
 /// Where a `by-size` rule sends a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
+pub enum Destination {
     /// The campus queue.
     Campus,
     /// An offer (index into [`Scenario::offers`]).
@@ -417,13 +417,13 @@ pub enum Target {
 
 /// A checked `by-size` rule.
 #[derive(Clone, Debug)]
-pub struct Rule {
+pub struct SizeRule {
     /// Upper bound on VRAM per GPU.
     pub max_vram_gb: f64,
     /// Upper bound on GPUs.
     pub max_gpus: u32,
     /// Destination.
-    pub target: Target,
+    pub target: Destination,
 }
 
 /// A checked budget.
@@ -504,7 +504,7 @@ pub struct Policy {
     /// Reserved (monthly) offer for `reserved-first`.
     pub reserved: Option<usize>,
     /// Rules for `by-size`.
-    pub rules: Vec<Rule>,
+    pub rules: Vec<SizeRule>,
     /// Debug offer for `guide-hybrid`.
     pub debug_offer: Option<usize>,
     /// Debugging time for `guide-hybrid`, hours.
@@ -524,11 +524,11 @@ impl Policy {
     /// Every place the policy may send a job (validation checks each can take the
     /// classes it may get). The campus is always a place: it is where a job goes when
     /// no offer can take it.
-    pub fn places(&self) -> Vec<Target> {
-        let mut v: Vec<Target> = vec![Target::Campus];
+    pub fn places(&self) -> Vec<Destination> {
+        let mut v: Vec<Destination> = vec![Destination::Campus];
         if self.kind != PolicyKind::CampusOnly {
-            v.extend(self.offers.iter().map(|&o| Target::Offer(o)));
-            v.extend(self.reserved.map(Target::Offer));
+            v.extend(self.offers.iter().map(|&o| Destination::Offer(o)));
+            v.extend(self.reserved.map(Destination::Offer));
             v.extend(self.rules.iter().map(|r| r.target));
         }
         v

@@ -17,7 +17,7 @@ pub struct TraceSource {
     /// Replay or bootstrap.
     pub mode: crate::scenario::raw::TraceMode,
     /// Block length.
-    pub block: crate::trace::bootstrap::Block,
+    pub block: crate::trace::bootstrap::BlockLength,
     /// Bootstrap: the season window in weeks (blocks come from the same part of the year),
     /// or `None` for uniform draws over the whole log.
     pub season_window_weeks: Option<u32>,

@@ -5,7 +5,8 @@ use std::collections::HashSet;
 
 use super::dist::{DistSpec, Sampler};
 use super::model::{
-    Account, Budget, Campus, ComputeTimeout, JobClass, NodeGroup, Offer, Partition, Policy, Rule, Scenario, Target,
+    Account, Budget, Campus, ComputeTimeout, Destination, JobClass, NodeGroup, Offer, Partition, Policy, Scenario,
+    SizeRule,
 };
 use super::raw::*;
 use crate::date::{Clock, Date, days_in_month, days_in_year_from};

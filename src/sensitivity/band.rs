@@ -113,10 +113,10 @@ impl Band {
         m
     }
 
-    /// What the band says, in the form `sensitivity.csv` also gives ([`Outcome::from_rows`]).
-    pub fn outcome(&self) -> Outcome {
+    /// What the band says, in the form `sensitivity.csv` also gives ([`BandVerdict::from_rows`]).
+    pub fn outcome(&self) -> BandVerdict {
         let cost = |l: &Level, p: &str| l.summaries.get(p, Metric::TotalCost).map_or(f64::NAN, |r| r.summary.mean);
-        Outcome {
+        BandVerdict {
             policies: self.policies.clone(),
             central_cost: self.policies.iter().map(|p| cost(&self.central, p)).collect(),
             inputs: self
@@ -312,7 +312,7 @@ pub fn verdict(band: &Band) -> String {
 /// What the band says about the recommendation, from a [`Band`] or read back from
 /// `sensitivity.csv` (so the charts and the report need nothing else).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
+pub struct BandVerdict {
     /// Policies in the scenario's order.
     pub policies: Vec<String>,
     /// Mean total cost of each policy at the central level (NaN if unknown).
@@ -343,7 +343,7 @@ impl InputOutcome {
     }
 }
 
-impl Outcome {
+impl BandVerdict {
     /// Whether any input flips the recommendation.
     pub fn flips(&self) -> bool {
         self.inputs.iter().any(InputOutcome::flips)
@@ -367,7 +367,7 @@ impl Outcome {
     }
 
     /// Rebuilds the outcome from the rows of `sensitivity.csv`.
-    pub fn from_rows(rows: &[Row]) -> Outcome {
+    pub fn from_rows(rows: &[Row]) -> BandVerdict {
         let mut policies: Vec<String> = Vec::new();
         let mut central_cost = Vec::new();
         let mut inputs: Vec<InputOutcome> = Vec::new();
@@ -404,7 +404,7 @@ impl Outcome {
                 io.meeting[level].push(r.policy.clone());
             }
         }
-        Outcome { policies, central_cost, inputs }
+        BandVerdict { policies, central_cost, inputs }
     }
 }
 

@@ -44,19 +44,19 @@ use crate::units::{DAY, SimTime};
 
 /// Block length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Block {
+pub enum BlockLength {
     /// Whole days (keeps the daily rhythm; weekdays get mixed).
     Day,
     /// Whole weeks (keeps daily and weekly rhythm).
     Week,
 }
 
-impl Block {
+impl BlockLength {
     /// Length in seconds.
     pub fn seconds(self) -> SimTime {
         match self {
-            Block::Day => DAY,
-            Block::Week => 7 * DAY,
+            BlockLength::Day => DAY,
+            BlockLength::Week => 7 * DAY,
         }
     }
 }
@@ -90,7 +90,7 @@ pub struct Seasons {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BootstrapSpec {
     /// Block length.
-    pub block: Block,
+    pub block: BlockLength,
     /// Time on the jobs' clock of the first source block boundary (`< block length`).
     pub phase: SimTime,
     /// End of the log's period on the jobs' clock (e.g. the last submission + 1).
@@ -237,11 +237,11 @@ pub fn resample(jobs: &[Job], spec: &BootstrapSpec, rng: &mut SimRng) -> Vec<Job
 /// local midnight of weekday `weekday` (week blocks; Monday = 0), given the local time
 /// (seconds since 1970-01-01 local) of the jobs' clock 0. Use the scenario start date's
 /// weekday so that output weeks start on the same weekday as the source weeks.
-pub fn aligned_phase(origin_local: i64, block: Block, weekday: u8) -> SimTime {
+pub fn aligned_phase(origin_local: i64, block: BlockLength, weekday: u8) -> SimTime {
     let day = DAY as i64;
     let next_midnight = (origin_local.div_euclid(day) + i64::from(origin_local.rem_euclid(day) != 0)) * day;
     let mut t = next_midnight;
-    if block == Block::Week {
+    if block == BlockLength::Week {
         // 1970-01-01 was a Thursday (weekday 3 with Monday = 0).
         while (t.div_euclid(day) + 3).rem_euclid(7) != i64::from(weekday % 7) {
             t += day;
@@ -282,7 +282,7 @@ mod tests {
     }
 
     fn spec(horizon: SimTime) -> BootstrapSpec {
-        BootstrapSpec { block: Block::Day, phase: 0, extent: 10 * DAY, horizon, draw: Draw::Uniform }
+        BootstrapSpec { block: BlockLength::Day, phase: 0, extent: 10 * DAY, horizon, draw: Draw::Uniform }
     }
 
     #[test]
@@ -336,11 +336,11 @@ mod tests {
     fn week_blocks_keep_weekdays_when_aligned() {
         // Jobs only on Mondays (local), clock 0 = a Wednesday noon (1970-01-07 12:00).
         let origin = 6 * DAY as i64 + 43_200;
-        let phase = aligned_phase(origin, Block::Week, 0);
+        let phase = aligned_phase(origin, BlockLength::Week, 0);
         assert_eq!(phase, 4 * DAY + 43_200, "to Monday 1970-01-12 00:00");
         let jobs: Vec<Job> = (0..20u64).map(|w| job(phase + w * 7 * DAY + 9 * 3600, 60)).collect();
         let s = BootstrapSpec {
-            block: Block::Week,
+            block: BlockLength::Week,
             phase,
             extent: phase + 20 * 7 * DAY,
             horizon: 365 * DAY,
@@ -350,8 +350,8 @@ mod tests {
         assert_eq!(out.len(), 53);
         // The output clock starts on a Monday: every job is on day 0 of its week at 09:00.
         assert!(out.iter().all(|j| j.submit % (7 * DAY) == 9 * 3600));
-        assert_eq!(aligned_phase(0, Block::Day, 0), 0);
-        assert_eq!(aligned_phase(1, Block::Day, 0), DAY - 1);
+        assert_eq!(aligned_phase(0, BlockLength::Day, 0), 0);
+        assert_eq!(aligned_phase(1, BlockLength::Day, 0), DAY - 1);
     }
 
     /// Local midnight of a date, seconds since 1970.
@@ -373,7 +373,7 @@ mod tests {
         output: &str,
     ) -> BootstrapSpec {
         BootstrapSpec {
-            block: Block::Week,
+            block: BlockLength::Week,
             phase: 0,
             extent: weeks_in_log * 7 * DAY,
             horizon,

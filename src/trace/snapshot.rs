@@ -66,7 +66,7 @@ pub struct Snapshot {
     /// When it was taken, seconds on the snapshot's clock (see the module docs).
     pub taken_at: i64,
     /// The nodes, in file order, one entry per node name.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<SinfoNode>,
     /// Jobs running (or completing) when the snapshot was taken.
     pub running: Vec<RunningJob>,
     /// Jobs waiting when the snapshot was taken.
@@ -81,7 +81,7 @@ pub struct Snapshot {
 
 /// One node as `sinfo` lists it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub struct SinfoNode {
     /// Node name.
     pub name: String,
     /// Slurm's state words, lower case and joined by `+` (`idle`, `mixed`,
@@ -96,7 +96,7 @@ pub struct Node {
     pub partitions: Vec<String>,
 }
 
-impl Node {
+impl SinfoNode {
     /// Whether the node can take new jobs now: not down, drained, draining, failed, in
     /// maintenance, powered down or not responding (`*`, or 22.05's `NOT_RESPONDING` flag).
     pub fn usable(&self) -> bool {
@@ -376,7 +376,7 @@ fn span(s: i64) -> String {
 
 /// The job someone is about to submit, as far as the snapshot can check it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
+pub struct SubmitRequest {
     /// GPUs, all nodes together.
     pub gpus: u32,
     /// Nodes asked for (`--nodes`); `None` lets Slurm place it (one node if it fits, else
@@ -475,8 +475,9 @@ impl Snapshot {
     ///
     /// # Errors
     /// [`RequestError`] naming the partition, the account or the size.
-    pub fn check_request(&self, job: &Request, accounts: &[String]) -> Result<(), RequestError> {
-        let in_partition: Vec<&Node> = self.nodes.iter().filter(|n| n.partitions.contains(&job.partition)).collect();
+    pub fn check_request(&self, job: &SubmitRequest, accounts: &[String]) -> Result<(), RequestError> {
+        let in_partition: Vec<&SinfoNode> =
+            self.nodes.iter().filter(|n| n.partitions.contains(&job.partition)).collect();
         if in_partition.is_empty() {
             return Err(RequestError::UnknownPartition { partition: job.partition.clone(), known: self.partitions() });
         }
@@ -684,7 +685,7 @@ pub fn read_bytes(
 /// the nodes' state: a drained node's jobs still hold its GPUs), naming the job at which
 /// the partition's total is passed. A partition without nodes in the sinfo file (hidden
 /// from `sinfo`) is not checked; its jobs are left out of the advice anyway.
-fn check_capacity(running: &[Running], nodes: &[Node], qfile: &str, nfile: &str) -> Result<(), SnapshotError> {
+fn check_capacity(running: &[Running], nodes: &[SinfoNode], qfile: &str, nfile: &str) -> Result<(), SnapshotError> {
     let mut capacity: std::collections::HashMap<&str, (u64, usize)> = std::collections::HashMap::new();
     for n in nodes {
         for p in &n.partitions {
@@ -774,8 +775,8 @@ mod tests {
         assert_eq!(parse_duration("soon"), None);
     }
 
-    fn node(name: &str, gpus: u32, partitions: &[&str]) -> Node {
-        Node {
+    fn node(name: &str, gpus: u32, partitions: &[&str]) -> SinfoNode {
+        SinfoNode {
             name: name.into(),
             state: "idle".into(),
             cpus: 32,
@@ -806,8 +807,8 @@ mod tests {
         }
     }
 
-    fn req(gpus: u32, nodes: Option<u32>, partition: &str, account: &str) -> Request {
-        Request { gpus, nodes, partition: partition.into(), account: account.into() }
+    fn req(gpus: u32, nodes: Option<u32>, partition: &str, account: &str) -> SubmitRequest {
+        SubmitRequest { gpus, nodes, partition: partition.into(), account: account.into() }
     }
 
     #[test]

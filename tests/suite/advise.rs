@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use burstsim::trace::snapshot::{
-    Request, RequestError, STALE_AFTER_S, Snapshot, SnapshotError, SnapshotWarning, read_bytes, read_files,
+    RequestError, STALE_AFTER_S, Snapshot, SnapshotError, SnapshotWarning, SubmitRequest, read_bytes, read_files,
 };
 
 const DIR: &str = "tests/fixtures/snapshot";
@@ -143,7 +143,7 @@ fn a_snapshot_older_than_fifteen_minutes_gets_a_warning() {
 #[test]
 fn a_requested_job_must_name_a_known_partition_and_account_and_fit() {
     let s = read("squeue.txt", "sinfo.txt", None).unwrap();
-    let job = |gpus, nodes, partition: &str, account: &str| Request {
+    let job = |gpus, nodes, partition: &str, account: &str| SubmitRequest {
         gpus,
         nodes,
         partition: partition.into(),
@@ -166,7 +166,7 @@ fn a_requested_job_must_name_a_known_partition_and_account_and_fit() {
     ));
 }
 
-fn err_req(s: &Snapshot, job: Request) -> String {
+fn err_req(s: &Snapshot, job: SubmitRequest) -> String {
     s.check_request(&job, &[]).unwrap_err().to_string()
 }
 

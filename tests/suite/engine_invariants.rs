@@ -95,7 +95,7 @@ fn check_policy(scn: &Scenario, policy: usize, replication: u64) {
                 Place::Offer(o) => {
                     let allowed = p.offers.contains(&(*o as usize))
                         || p.reserved == Some(*o as usize)
-                        || p.rules.iter().any(|r| r.target == burstsim::scenario::Target::Offer(*o as usize));
+                        || p.rules.iter().any(|r| r.target == burstsim::scenario::Destination::Offer(*o as usize));
                     assert!(allowed, "{}: job {i} ran on offer {o}, which the policy does not use", p.name);
                     assert!(
                         job.vram_gb <= scn.offers[*o as usize].vram_gb,

@@ -9,7 +9,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use burstsim::experiment;
 use burstsim::scenario::Scenario;
-use burstsim::sensitivity::band::{self, COLUMNS, InputOutcome, Outcome, Row};
+use burstsim::sensitivity::band::{self, BandVerdict, COLUMNS, InputOutcome, Row};
 use burstsim::sensitivity::{self, TargetSource};
 
 /// A small pool campus whose queue the other groups' load drives: 16 GPUs, 30 days,
@@ -158,7 +158,7 @@ fn the_csv_has_its_columns_and_one_row_per_input_level_policy_and_metric() {
             label_zh: cell(&head, r, "label_zh").into(),
         })
         .collect();
-    let mut from_csv = Outcome::from_rows(&back);
+    let mut from_csv = BandVerdict::from_rows(&back);
     let mut direct = b.outcome();
     // Costs go through the CSV's shortest round-trip text: compare them as text.
     assert_eq!(format!("{:?}", from_csv.central_cost), format!("{:?}", direct.central_cost));
@@ -204,10 +204,10 @@ fn more_background_load_makes_the_campus_wait_longer_and_overflow_save_more_wait
     assert!(saving(&ib.high) < saving(&ib.low), "{} vs {}", saving(&ib.high), saving(&ib.low));
 }
 
-fn outcome(recommended: [[Option<&str>; 3]; 2], meeting: [[&[&str]; 3]; 2]) -> Outcome {
+fn outcome(recommended: [[Option<&str>; 3]; 2], meeting: [[&[&str]; 3]; 2]) -> BandVerdict {
     let s = |x: &Option<&str>| x.map(String::from);
     let v = |m: &[&str]| m.iter().map(|p| p.to_string()).collect::<Vec<_>>();
-    Outcome {
+    BandVerdict {
         policies: vec!["campus-only".into(), "overflow".into(), "timeout".into()],
         central_cost: vec![100.0, 130.0, 120.0],
         inputs: (0..2)

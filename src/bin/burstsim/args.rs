@@ -186,7 +186,7 @@ pub struct MergeArgs {
 
 /// Table or CSV.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Format {
+pub enum OutputFormatArg {
     /// Aligned text for people.
     Table,
     /// CSV for scripts.
@@ -197,8 +197,8 @@ pub enum Format {
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormatArg::Table)]
+    pub format: OutputFormatArg,
     /// Run the small, fast case set used by the test suite.
     #[arg(long)]
     pub quick: bool,

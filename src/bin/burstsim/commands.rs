@@ -10,7 +10,7 @@ use burstsim::experiment::{self, Summaries};
 use burstsim::output::{self, table, warnings};
 use burstsim::scenario::Scenario;
 
-use crate::args::{BenchArgs, Cli, Command, Format, MergeArgs, RunArgs, ValidateArgs};
+use crate::args::{BenchArgs, Cli, Command, MergeArgs, OutputFormatArg, RunArgs, ValidateArgs};
 use burstsim::usecase::{Front, Progress, Stage};
 
 use crate::common::{
@@ -95,8 +95,8 @@ fn validate(a: ValidateArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let rows = pool.install(|| validation::run_all(&cases, None, validation::DEFAULT_SEED));
     match a.format {
-        Format::Csv => print!("{}", validation::to_csv(&rows)),
-        Format::Table => print!("{}", validation::to_table(&rows)),
+        OutputFormatArg::Csv => print!("{}", validation::to_csv(&rows)),
+        OutputFormatArg::Table => print!("{}", validation::to_table(&rows)),
     }
     say!("burstsim: {} cases in {:.1} s", cases.len(), started.elapsed().as_secs_f64());
     if validation::all_pass(&rows) {

@@ -13,8 +13,8 @@ use burstsim::trace::convert::Units;
 use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
 
 use crate::args::{
-    BfPlannerArg, EstimatesArg, FairshareArg, FitArgs, Format, OutagesArg, PriorityArg, ReadArgs, SchedulerArg,
-    TraceFormatArg, UnitsArg, ValidateArgs, spelled,
+    BfPlannerArg, EstimatesArg, FairshareArg, FitArgs, OutagesArg, OutputFormatArg, PriorityArg, ReadArgs,
+    SchedulerArg, TraceFormatArg, UnitsArg, ValidateArgs, spelled,
 };
 use crate::common::UsageError;
 
@@ -165,8 +165,8 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
             .map_err(|e| usage(format!("{}: {e}", path.display())))?;
         write_fitted(t.fitted_out.as_deref(), &h.scenario_toml)?;
         match a.format {
-            Format::Csv => print!("{}", h.to_csv()),
-            Format::Table => {
+            OutputFormatArg::Csv => print!("{}", h.to_csv()),
+            OutputFormatArg::Table => {
                 println!(
                     "{}: fitted on the first half ({} jobs), simulated the second half's period {} times; waits in hours",
                     path.display(),
@@ -199,7 +199,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
         say!("burstsim: wrote {} ({} jobs)", file.display(), r.converted.jobs.len());
     }
     match a.format {
-        Format::Csv => {
+        OutputFormatArg::Csv => {
             print!("{}", r.to_csv());
             if !r.has_recorded_waits() {
                 say!(
@@ -208,7 +208,7 @@ pub fn validate_trace(a: ValidateArgs) -> Result<ExitCode> {
                 );
             }
         }
-        Format::Table => {
+        OutputFormatArg::Table => {
             let unit = if r.converted.counted_gpus { "GPUs" } else { "processors" };
             let campus = match o.nodes {
                 None => format!("{gpus} {unit}"),
@@ -308,8 +308,8 @@ fn site_rules_replay(
         say!("burstsim: wrote {} ({} jobs)", file.display(), r.replay.converted.jobs.len());
     }
     match a.format {
-        Format::Csv => print!("{}", r.to_csv()),
-        Format::Table => {
+        OutputFormatArg::Csv => print!("{}", r.to_csv()),
+        OutputFormatArg::Table => {
             println!(
                 "{}: {} jobs replayed on {} processors under {} with the site's documented rules ({site}); \
                  mean waits in hours, simulated waits rounded to the log's minute",
@@ -365,8 +365,8 @@ fn site_rules_out_of_sample(
         .map_err(|e| usage(format!("{}: {e}", path.display())))?;
     write_fitted(t.fitted_out.as_deref(), &h.scenario_toml)?;
     match a.format {
-        Format::Csv => print!("{}", h.to_csv()),
-        Format::Table => {
+        OutputFormatArg::Csv => print!("{}", h.to_csv()),
+        OutputFormatArg::Table => {
             println!(
                 "{}: fitted on the {} jobs submitted before {} (local time), simulated {} to {} ({} days) {} times \
                  on {} processors under {} with the site's documented rules ({site}); mean waits in hours, \
@@ -620,8 +620,8 @@ fn backtest(
         })
         .map_err(|e| usage(format!("{}: {e}", path.display())))?;
     match a.format {
-        Format::Csv => print!("{}", b.to_csv()),
-        Format::Table => print!("{}", b.to_report(&path.display().to_string())),
+        OutputFormatArg::Csv => print!("{}", b.to_csv()),
+        OutputFormatArg::Table => print!("{}", b.to_report(&path.display().to_string())),
     }
     if let Some(file) = &t.correction_out {
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());

@@ -54,7 +54,7 @@ pub struct Interval {
 
 /// The result of a search.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct SearchResult {
     /// Every evaluated point, in evaluation order.
     pub evaluations: Vec<Evaluated>,
     /// Index of the best point in `evaluations`.
@@ -304,13 +304,13 @@ pub fn interval_reserve(dims: usize, budget: usize) -> usize {
 ///
 /// # Panics
 /// When `dims` is 0 or the budget cannot hold the first design.
-pub fn locate(dims: usize, budget: usize, f: &mut Objective<'_>, stop: &dyn Fn() -> bool) -> Outcome {
+pub fn locate(dims: usize, budget: usize, f: &mut Objective<'_>, stop: &dyn Fn() -> bool) -> SearchResult {
     let mut ev = Evaluator { f, seen: HashMap::new(), evaluations: Vec::new(), budget, spent: false, stop };
     let (budget_cut_search, stopped) = search_minimum(&mut ev, dims, budget);
     // An objective that is spent cut the search like the end of the budget; it is no stop.
     let (budget_cut_search, stopped) = (budget_cut_search || ev.spent, stopped && !ev.spent);
     let best = if ev.evaluations.is_empty() { 0 } else { ev.best() };
-    Outcome {
+    SearchResult {
         evaluations: ev.evaluations,
         best,
         intervals: Vec::new(),
@@ -382,14 +382,20 @@ fn search_minimum(ev: &mut Evaluator<'_>, dims: usize, search_budget: usize) -> 
 ///
 /// # Panics
 /// When `dims` is 0 or the budget cannot hold the first design.
-pub fn minimise(dims: usize, budget: usize, delta: f64, f: &mut Objective<'_>, stop: &dyn Fn() -> bool) -> Outcome {
+pub fn minimise(
+    dims: usize,
+    budget: usize,
+    delta: f64,
+    f: &mut Objective<'_>,
+    stop: &dyn Fn() -> bool,
+) -> SearchResult {
     let for_intervals = interval_reserve(dims, budget);
     let mut ev = Evaluator { f, seen: HashMap::new(), evaluations: Vec::new(), budget, spent: false, stop };
     let (budget_cut_search, stopped) = search_minimum(&mut ev, dims, budget.saturating_sub(for_intervals));
     // An objective that is spent cut the search like the end of the budget; it is no stop.
     let (budget_cut_search, stopped) = (budget_cut_search || ev.spent, stopped && !ev.spent);
     if ev.evaluations.is_empty() {
-        return Outcome {
+        return SearchResult {
             evaluations: Vec::new(),
             best: 0,
             intervals: Vec::new(),
@@ -443,14 +449,14 @@ pub fn minimise(dims: usize, budget: usize, delta: f64, f: &mut Objective<'_>, s
             Interval { low, high, low_open: low <= 0.0, high_open: high >= f64::from(GRID) }
         })
         .collect();
-    Outcome { evaluations: ev.evaluations, best, intervals, budget_cut_search, intervals_cut, stopped }
+    SearchResult { evaluations: ev.evaluations, best, intervals, budget_cut_search, intervals_cut, stopped }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn run(dims: usize, budget: usize, f: &mut dyn FnMut(&[u32]) -> f64) -> Outcome {
+    fn run(dims: usize, budget: usize, f: &mut dyn FnMut(&[u32]) -> f64) -> SearchResult {
         minimise(dims, budget, 3.841, &mut |p| Some(f(p)), &|| false)
     }
 

@@ -362,11 +362,11 @@ pub(super) fn policy(key: &str, p: &RawPolicy, raw: &RawScenario, offers: &[Offe
     for (i, r) in p.rules.iter().enumerate() {
         let k = format!("{key}.rules[{i}]");
         let target = if r.target == "campus" {
-            Target::Campus
+            Destination::Campus
         } else {
-            Target::Offer(offer_ref(&format!("{k}.target"), &r.target, offers)?)
+            Destination::Offer(offer_ref(&format!("{k}.target"), &r.target, offers)?)
         };
-        rules.push(Rule {
+        rules.push(SizeRule {
             max_vram_gb: match r.max_vram_gb {
                 Some(v) => nonneg(&format!("{k}.max_vram_gb"), v)?,
                 None => f64::INFINITY,

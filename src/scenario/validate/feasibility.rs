@@ -9,7 +9,8 @@
 
 use super::*;
 use crate::scenario::feasibility::{
-    Ask, CampusMisfit, WindowMisfit, campus_misfit, hours_words, offer_could_take, offer_surely_takes, window_misfit,
+    CampusMisfit, SlurmAsk, WindowMisfit, campus_misfit, hours_words, offer_could_take, offer_surely_takes,
+    window_misfit,
 };
 use crate::scenario::model::Timing;
 use crate::scenario::week::when;
@@ -20,8 +21,8 @@ fn largest(c: &JobClass) -> (u32, f64) {
     (gpus.min(f64::from(u32::MAX)) as u32, c.vram_gb.support().1)
 }
 
-fn ask_of(c: &JobClass) -> Ask {
-    Ask { account: c.account, partition: c.partition, nodes: c.nodes, gpus_per_node: c.gpus_per_node }
+fn ask_of(c: &JobClass) -> SlurmAsk {
+    SlurmAsk { account: c.account, partition: c.partition, nodes: c.nodes, gpus_per_node: c.gpus_per_node }
 }
 
 /// The key of a class that a misfit is best reported at.
@@ -113,7 +114,7 @@ pub(super) fn check_trace(trace: &crate::scenario::trace_source::TraceSource, ca
     let others = campus.accounts.iter().position(|a| a.name == OTHERS_ACCOUNT).expect("always present") as u16;
     for group in [false, true] {
         let account = if group { campus.group_account } else { others };
-        let ask = Ask { account, partition: 0, nodes: 0, gpus_per_node: 0 };
+        let ask = SlurmAsk { account, partition: 0, nodes: 0, gpus_per_node: 0 };
         let Some(gpus) = trace.jobs.iter().filter(|j| j.group == group).map(|j| j.gpus).max() else { continue };
         if let Some(m) = campus_misfit(campus, ask, gpus, 0.0) {
             let whose = if group { "the group's" } else { "other groups'" };
@@ -151,8 +152,8 @@ pub(super) fn check_group(
         }
         let places = p.places();
         let sure = places.iter().any(|t| match t {
-            Target::Campus => false,
-            Target::Offer(o) => offer_surely_takes(&offers[*o], p, *o, gpus, vram),
+            Destination::Campus => false,
+            Destination::Offer(o) => offer_surely_takes(&offers[*o], p, *o, gpus, vram),
         });
         if sure {
             continue;
@@ -175,8 +176,8 @@ pub(super) fn check_group(
         }
         let misfit = on_campus.expect("a misfit or windows, by the test above");
         let where_ = names(places.iter().map(|t| match t {
-            Target::Campus => "campus",
-            Target::Offer(o) => offers[*o].name.as_str(),
+            Destination::Campus => "campus",
+            Destination::Offer(o) => offers[*o].name.as_str(),
         }));
         let part = campus.partition(c.partition);
         let (room, memory) = match campus.placement {
@@ -187,7 +188,7 @@ pub(super) fn check_group(
         let part_time: Vec<&str> = places
             .iter()
             .filter_map(|t| match t {
-                Target::Offer(o) if offer_could_take(&offers[*o], gpus, vram) => Some(offers[*o].name.as_str()),
+                Destination::Offer(o) if offer_could_take(&offers[*o], gpus, vram) => Some(offers[*o].name.as_str()),
                 _ => None,
             })
             .collect();

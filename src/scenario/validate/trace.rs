@@ -119,8 +119,8 @@ pub(super) fn trace_source(
     }
     let extent = converted.jobs.last().map_or(1, |j| j.submit + 1);
     let block = match t.block {
-        TraceBlock::Day => bootstrap::Block::Day,
-        TraceBlock::Week => bootstrap::Block::Week,
+        TraceBlock::Day => bootstrap::BlockLength::Day,
+        TraceBlock::Week => bootstrap::BlockLength::Week,
     };
     if t.mode == TraceMode::Bootstrap && extent < block.seconds() * 2 {
         return bad(
@@ -128,7 +128,7 @@ pub(super) fn trace_source(
             format!(
                 "the log spans {:.1} days: too short to resample whole {}s; use block = \"day\" or mode = \"replay\"",
                 extent as f64 / 86_400.0,
-                if block == bootstrap::Block::Week { "week" } else { "day" }
+                if block == bootstrap::BlockLength::Week { "week" } else { "day" }
             ),
         );
     }

@@ -24,7 +24,9 @@
 
 use serde_json::Value;
 
-use super::{LATEST_TIME, Node, PendingJob, Place, Queue, Running, RunningJob, SnapshotError, gres, hostlist, place};
+use super::{
+    LATEST_TIME, PendingJob, Place, Queue, Running, RunningJob, SinfoNode, SnapshotError, gres, hostlist, place,
+};
 
 /// Slurm's 32-bit `NO_VAL` and `INFINITE`, which 22.05 may write as plain numbers.
 const NO_VAL: u64 = 0xFFFF_FFFE;
@@ -233,10 +235,10 @@ pub(super) fn queue(text: &str, file: &str) -> Result<Queue, SnapshotError> {
 }
 
 /// Reads `sinfo --json` (either layout).
-pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> {
+pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<SinfoNode>, SnapshotError> {
     let doc = parse(text, file)?;
-    let mut out: Vec<Node> = Vec::new();
-    let mut push = |n: Node| match out.iter_mut().find(|o| o.name == n.name) {
+    let mut out: Vec<SinfoNode> = Vec::new();
+    let mut push = |n: SinfoNode| match out.iter_mut().find(|o| o.name == n.name) {
         Some(o) => {
             for p in n.partitions {
                 if !o.partitions.contains(&p) {
@@ -262,7 +264,7 @@ pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> 
             if v.get("state_flags").is_some_and(|f| !f.is_null()) {
                 state.extend(at.words("state_flags")?);
             }
-            push(Node {
+            push(SinfoNode {
                 name,
                 state: state_word(&state),
                 cpus: at.count("cpus")?.unwrap_or(0),
@@ -287,7 +289,13 @@ pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> 
                 return Err(at.err("nodes.nodes", v.get("nodes").unwrap_or(&Value::Null), "a list of node names"));
             }
             for name in names {
-                push(Node { name, state: state.clone(), cpus, gpus, partitions: partition.iter().cloned().collect() });
+                push(SinfoNode {
+                    name,
+                    state: state.clone(),
+                    cpus,
+                    gpus,
+                    partitions: partition.iter().cloned().collect(),
+                });
             }
         }
     } else {

@@ -15,7 +15,9 @@
 //!   10000: a larger number is refused, never wrapped.
 
 use super::super::text::{clip, slurm_duration, timestamp};
-use super::{LATEST_TIME, Node, PendingJob, Place, Queue, Running, RunningJob, SnapshotError, gres, place, unlimited};
+use super::{
+    LATEST_TIME, PendingJob, Place, Queue, Running, RunningJob, SinfoNode, SnapshotError, gres, place, unlimited,
+};
 
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
@@ -168,8 +170,8 @@ fn line_at(n: usize) -> String {
 }
 
 /// Reads the sinfo text.
-pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> {
-    let mut out: Vec<Node> = Vec::new();
+pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<SinfoNode>, SnapshotError> {
+    let mut out: Vec<SinfoNode> = Vec::new();
     for (n, raw) in lines(text) {
         let line = Line { file, n };
         let l = raw.trim();
@@ -199,7 +201,7 @@ pub(super) fn nodes(text: &str, file: &str) -> Result<Vec<Node>, SnapshotError> 
                     o.partitions.push(partition);
                 }
             }
-            None => out.push(Node {
+            None => out.push(SinfoNode {
                 name,
                 state: f[1].trim().to_ascii_lowercase(),
                 cpus,
