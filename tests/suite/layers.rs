@@ -537,3 +537,47 @@ fn the_reader_sees_imports_the_compiler_sees() {
     g.get_mut(&p("r/x")).unwrap().insert(p("r/y"), String::new());
     assert!(has_long_loop(&star, &g));
 }
+
+/// The names of the types a module declares for other modules (`struct`, `enum`,
+/// `type`, `trait` at module level, `pub` or `pub(crate)`): a private helper type
+/// cannot be reached by a `use` and so cannot be mistaken for another.
+fn type_names(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let mut words = line.split_whitespace().peekable();
+        // Module level only: a type declared inside a function body is indented.
+        if line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        if !words.next().is_some_and(|w| w.starts_with("pub")) {
+            continue;
+        }
+        if let (Some("struct" | "enum" | "type" | "trait"), Some(name)) = (words.next(), words.next()) {
+            let name: String = name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_two_modules_declare_a_type_of_the_same_name() {
+    // Issue 46 item 3: one name per concept. Two `Outcome`s or two `Request`s make a
+    // reader (and a `use`) guess which is meant; rename the vaguer one.
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (path, (_, code)) in modules() {
+        for name in type_names(&code) {
+            seen.entry(name).or_default().push(path.join("::"));
+        }
+    }
+    assert!(seen.contains_key("Scenario") && seen.len() > 100, "the reader found only {} type names", seen.len());
+    let twice: Vec<String> =
+        seen.iter().filter(|(_, at)| at.len() > 1).map(|(name, at)| format!("{name}: {}", at.join(", "))).collect();
+    assert!(twice.is_empty(), "type names declared in more than one module:\n{}", twice.join("\n"));
+    assert_eq!(
+        type_names("pub struct A {\npub(crate) enum B<T> {\n    pub struct Inner;\nstruct Own;\npub type C = u8;\n"),
+        ["A", "B", "C"]
+    );
+}
