@@ -159,7 +159,109 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             Some(std::sync::Arc::new(src))
         }
     };
+    let Settings { start_date, horizon_days, warmup, horizon, clock, max_replications, thresholds_h } =
+        settings(&raw.simulation)?;
     let sim = &raw.simulation;
+    let mut campus = campus(&raw, clock, horizon)?;
+    let (background, background_calendar) = background(&raw, &campus, clock, warmup, horizon)?;
+    let (group, group_calendar) = group(&raw, &campus, clock, horizon)?;
+    if group.is_empty() && background.is_empty() {
+        return bad("workload.classes", "there are no jobs to simulate; add at least one [[workload.classes]]");
+    }
+
+    unique("cloud.offers", raw.cloud.offers.iter().map(|o| o.name.as_str()))?;
+    let offers = raw
+        .cloud
+        .offers
+        .iter()
+        .enumerate()
+        .map(|(i, o)| offer(&format!("cloud.offers[{i}]"), o, clock, horizon))
+        .collect::<Result<Vec<_>>>()?;
+
+    let raw_policies = policies_or_campus_only(&raw);
+    unique("policies", raw_policies.iter().map(|p| p.name.as_str()))?;
+    let policies = raw_policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| policy(&format!("policies[{i}]"), p, &raw, &offers))
+        .collect::<Result<Vec<_>>>()?;
+    feasibility::check_background(&background, &campus)?;
+    if let Some(t) = &background_trace {
+        feasibility::check_trace(t, &campus)?;
+    }
+    for (pi, p) in policies.iter().enumerate() {
+        feasibility::check_group(&format!("policies[{pi}]"), p, &group, &campus, &offers)?;
+    }
+    let baseline = match &sim.baseline_policy {
+        None => 0,
+        Some(name) => policies.iter().position(|p| &p.name == name).ok_or_else(|| Invalid {
+            key: "simulation.baseline_policy".into(),
+            message: format!(
+                "no policy is named '{name}'; the policies are: {}",
+                names(policies.iter().map(|p| p.name.as_str()))
+            ),
+        })?,
+    };
+
+    check_job_count(&background, &background_calendar, &group, &group_calendar, background_trace.as_deref(), horizon)?;
+    check_labels(&raw)?;
+    with_expected_use(
+        &mut campus,
+        &accounts::Demand {
+            background: &background,
+            background_calendar: &background_calendar,
+            group: &group,
+            group_calendar: &group_calendar,
+            trace: background_trace.as_deref(),
+            window: (warmup, horizon),
+        },
+    );
+    let mut resolved = raw.clone();
+    resolved.policies = raw_policies;
+    resolved.simulation.horizon_days = Some(horizon_days);
+    let scenario = Scenario {
+        name: raw.name.clone().unwrap_or_else(|| "scenario".into()),
+        description: raw.description.clone().unwrap_or_default(),
+        start_date,
+        horizon,
+        warmup,
+        replications: sim.replications,
+        seed: sim.seed,
+        ci_target: sim.ci_target,
+        ci_target_paired: sim.ci_target_paired,
+        max_replications,
+        baseline,
+        campus,
+        background,
+        background_calendar,
+        background_trace,
+        group,
+        group_calendar,
+        offers,
+        policies,
+        class_metrics: crate::scenario::class_metrics::ClassMetricSet { thresholds_h },
+        names: super::labels::DisplayNames::from_raw(&resolved),
+        raw: resolved,
+        stale_calibration_header: None,
+        campus_model: sim.campus_model.unwrap_or_default(),
+    };
+    crate::scenario::sensitivity::check(&scenario).map_err(|(key, message)| Invalid { key, message })?;
+    Ok(scenario)
+}
+
+/// The `[simulation]` table checked: the dates, the window the metrics cover and the
+/// stopping rule, in the order a reader finds the keys.
+struct Settings {
+    start_date: Date,
+    horizon_days: f64,
+    warmup: SimTime,
+    horizon: SimTime,
+    clock: Clock,
+    max_replications: u32,
+    thresholds_h: Vec<f64>,
+}
+
+fn settings(sim: &RawSimulation) -> Result<Settings> {
     let start_date = date("simulation.start_date", &sim.start_date)?;
     let year_days = days_in_year_from(start_date) as f64;
     let horizon_days = sim.horizon_days.unwrap_or(year_days);
@@ -238,37 +340,29 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
         );
     }
     let clock = Clock { start: start_date, warmup };
-    let thresholds_h = match &sim.report_wait_thresholds_h {
-        None => DEFAULT_WAIT_THRESHOLDS_H.to_vec(),
-        Some(v) => {
-            let key = "simulation.report_wait_thresholds_h";
-            if v.len() > 12 {
-                return bad(key, format!("{} thresholds are not allowed; give at most 12", v.len()));
-            }
-            for (i, &t) in v.iter().enumerate() {
-                finite_at_least(&format!("{key}[{i}]"), t, 0.0, "thresholds are hours, finite and ≥ 0")?;
-                if i > 0 && t <= v[i - 1] {
-                    return bad(
-                        format!("{key}[{i}]"),
-                        format!("{t} is not allowed; give thresholds in increasing order"),
-                    );
-                }
-            }
-            v.clone()
-        }
-    };
+    let thresholds_h = wait_thresholds(sim.report_wait_thresholds_h.as_deref())?;
 
-    let mut campus = campus(&raw, clock, horizon)?;
+    Ok(Settings { start_date, horizon_days, warmup, horizon, clock, max_replications, thresholds_h })
+}
 
-    let (background, background_calendar) = match &raw.background {
-        None => (Vec::new(), Calendar::flat()),
+/// Other groups' job classes (`[background]`) with their season calendar; with
+/// `offered_load`, each class's share turned into an arrival rate.
+fn background(
+    raw: &RawScenario,
+    campus: &Campus,
+    clock: Clock,
+    warmup: SimTime,
+    horizon: SimTime,
+) -> Result<(Vec<JobClass>, Calendar)> {
+    match &raw.background {
+        None => Ok((Vec::new(), Calendar::flat())),
         Some(bg) => {
             unique("background.classes", bg.classes.iter().map(|c| c.name.as_str()))?;
             let mut classes = Vec::new();
             for (i, c) in bg.classes.iter().enumerate() {
                 let key = format!("background.classes[{i}]");
                 let by_share = bg.offered_load.is_some() || bg.offered_load_outside_seasons.is_some();
-                let class = job_class(&key, c, by_share, &campus, false)?;
+                let class = job_class(&key, c, by_share, campus, false)?;
                 let (_, max_gpus) = class.gpus.support();
                 if max_gpus > campus.gpus as f64 {
                     return bad(
@@ -330,33 +424,51 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
                     c.rate_per_sec = load * campus.gpus as f64 * (c.rate_per_sec / shares) / work_per_job / mean;
                 }
             }
-            (classes, cal)
+            Ok((classes, cal))
         }
-    };
+    }
+}
 
+/// `simulation.report_wait_thresholds_h`: at most 12 increasing hours, or the defaults.
+fn wait_thresholds(thresholds: Option<&[f64]>) -> Result<Vec<f64>> {
+    match thresholds {
+        None => Ok(DEFAULT_WAIT_THRESHOLDS_H.to_vec()),
+        Some(v) => {
+            let key = "simulation.report_wait_thresholds_h";
+            if v.len() > 12 {
+                return bad(key, format!("{} thresholds are not allowed; give at most 12", v.len()));
+            }
+            for (i, &t) in v.iter().enumerate() {
+                finite_at_least(&format!("{key}[{i}]"), t, 0.0, "thresholds are hours, finite and ≥ 0")?;
+                if i > 0 && t <= v[i - 1] {
+                    return bad(
+                        format!("{key}[{i}]"),
+                        format!("{t} is not allowed; give thresholds in increasing order"),
+                    );
+                }
+            }
+            Ok(v.to_vec())
+        }
+    }
+}
+
+/// The group's own job classes (`[workload]`) with their season calendar.
+fn group(raw: &RawScenario, campus: &Campus, clock: Clock, horizon: SimTime) -> Result<(Vec<JobClass>, Calendar)> {
     unique("workload.classes", raw.workload.classes.iter().map(|c| c.name.as_str()))?;
     let mut group = Vec::new();
     for (i, c) in raw.workload.classes.iter().enumerate() {
-        group.push(job_class(&format!("workload.classes[{i}]"), c, false, &campus, true)?);
+        group.push(job_class(&format!("workload.classes[{i}]"), c, false, campus, true)?);
     }
     let group_calendar =
         calendar("workload.seasons", &raw.workload.seasons, raw.workload.season_overlap, clock, horizon)?;
     let group_calendar =
         with_profile("workload.hourly_profile", group_calendar, raw.workload.hourly_profile.as_deref(), clock)?;
     class_calendars("workload.classes", &mut group, &raw.workload.classes, &group_calendar, clock)?;
-    if group.is_empty() && background.is_empty() {
-        return bad("workload.classes", "there are no jobs to simulate; add at least one [[workload.classes]]");
-    }
+    Ok((group, group_calendar))
+}
 
-    unique("cloud.offers", raw.cloud.offers.iter().map(|o| o.name.as_str()))?;
-    let offers = raw
-        .cloud
-        .offers
-        .iter()
-        .enumerate()
-        .map(|(i, o)| offer(&format!("cloud.offers[{i}]"), o, clock, horizon))
-        .collect::<Result<Vec<_>>>()?;
-
+/// The policies as written, or campus-only alone when the scenario names none.
+fn policies_or_campus_only(raw: &RawScenario) -> Vec<RawPolicy> {
     let mut raw_policies = raw.policies.clone();
     if raw_policies.is_empty() {
         raw_policies.push(RawPolicy {
@@ -379,39 +491,25 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             rent_when_needed: None,
         });
     }
-    unique("policies", raw_policies.iter().map(|p| p.name.as_str()))?;
-    let policies = raw_policies
-        .iter()
-        .enumerate()
-        .map(|(i, p)| policy(&format!("policies[{i}]"), p, &raw, &offers))
-        .collect::<Result<Vec<_>>>()?;
-    feasibility::check_background(&background, &campus)?;
-    if let Some(t) = &background_trace {
-        feasibility::check_trace(t, &campus)?;
-    }
-    for (pi, p) in policies.iter().enumerate() {
-        feasibility::check_group(&format!("policies[{pi}]"), p, &group, &campus, &offers)?;
-    }
-    let baseline = match &sim.baseline_policy {
-        None => 0,
-        Some(name) => policies.iter().position(|p| &p.name == name).ok_or_else(|| Invalid {
-            key: "simulation.baseline_policy".into(),
-            message: format!(
-                "no policy is named '{name}'; the policies are: {}",
-                names(policies.iter().map(|p| p.name.as_str()))
-            ),
-        })?,
-    };
+    raw_policies
+}
 
+/// Refuses a scenario whose expected job count per replication would not fit in memory.
+fn check_job_count(
+    background: &[JobClass],
+    background_calendar: &Calendar,
+    group: &[JobClass],
+    group_calendar: &Calendar,
+    background_trace: Option<&crate::scenario::trace_source::TraceSource>,
+    horizon: SimTime,
+) -> Result<()> {
     let expected_jobs: f64 = background
         .iter()
         .map(|c| c.rate_per_sec * horizon as f64 * background_calendar.mean_multiplier(0, horizon))
         .chain(group.iter().map(|c| c.rate_per_sec * horizon as f64 * group_calendar.mean_multiplier(0, horizon)))
         .sum();
     let expected_jobs = expected_jobs
-        + background_trace
-            .as_ref()
-            .map_or(0.0, |t| t.scale * t.jobs.len() as f64 * horizon as f64 / t.extent.max(1) as f64);
+        + background_trace.map_or(0.0, |t| t.scale * t.jobs.len() as f64 * horizon as f64 / t.extent.max(1) as f64);
     if expected_jobs > MAX_JOBS_PER_REPLICATION {
         return bad(
             "workload",
@@ -421,49 +519,7 @@ pub fn validate(mut raw: RawScenario, base: &std::path::Path) -> Result<Scenario
             ),
         );
     }
-    check_labels(&raw)?;
-    with_expected_use(
-        &mut campus,
-        &accounts::Demand {
-            background: &background,
-            background_calendar: &background_calendar,
-            group: &group,
-            group_calendar: &group_calendar,
-            trace: background_trace.as_deref(),
-            window: (warmup, horizon),
-        },
-    );
-    let mut resolved = raw.clone();
-    resolved.policies = raw_policies;
-    resolved.simulation.horizon_days = Some(horizon_days);
-    let scenario = Scenario {
-        name: raw.name.clone().unwrap_or_else(|| "scenario".into()),
-        description: raw.description.clone().unwrap_or_default(),
-        start_date,
-        horizon,
-        warmup,
-        replications: sim.replications,
-        seed: sim.seed,
-        ci_target: sim.ci_target,
-        ci_target_paired: sim.ci_target_paired,
-        max_replications,
-        baseline,
-        campus,
-        background,
-        background_calendar,
-        background_trace,
-        group,
-        group_calendar,
-        offers,
-        policies,
-        class_metrics: crate::scenario::class_metrics::ClassMetricSet { thresholds_h },
-        names: super::labels::DisplayNames::from_raw(&resolved),
-        raw: resolved,
-        stale_calibration_header: None,
-        campus_model: sim.campus_model.unwrap_or_default(),
-    };
-    crate::scenario::sensitivity::check(&scenario).map_err(|(key, message)| Invalid { key, message })?;
-    Ok(scenario)
+    Ok(())
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
@@ -474,39 +530,7 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
 fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
     let c = &raw.campus;
     let groups_given = !c.node_groups.is_empty();
-    if groups_given && (c.gpus.is_some() || c.nodes.is_some() || c.gpus_per_node.is_some()) {
-        return bad(
-            "campus.node_groups",
-            "give the nodes either as node_groups or as gpus / nodes × gpus_per_node, not both",
-        );
-    }
-    if groups_given && c.placement == Placement::Pool {
-        return bad("campus.node_groups", "node groups need placement = \"nodes\" (the pool has no nodes)");
-    }
-    for (i, g) in c.node_groups.iter().enumerate() {
-        // Named before the total, which would otherwise be reported as campus.gpus.
-        for (key, value) in [("nodes", g.nodes), ("gpus_per_node", g.gpus_per_node)] {
-            if value == 0 {
-                return bad(format!("campus.node_groups[{i}].{key}"), "0 is not allowed; give at least 1");
-            }
-        }
-    }
-    let gpus = if groups_given {
-        c.node_groups
-            .iter()
-            .try_fold(0u32, |acc, g| acc.checked_add(g.nodes.saturating_mul(g.gpus_per_node)))
-            .unwrap_or(u32::MAX)
-    } else {
-        match (c.gpus, c.nodes, c.gpus_per_node) {
-            (Some(g), None, None) => g,
-            (None, Some(n), Some(p)) => n.saturating_mul(p),
-            (Some(g), Some(n), Some(p)) if n.checked_mul(p) == Some(g) => g,
-            (Some(_), Some(_), Some(_)) => {
-                return bad("campus.gpus", "gpus does not equal nodes × gpus_per_node; give one or the other");
-            }
-            _ => return bad("campus", "give the cluster size as gpus = N, or as nodes = N and gpus_per_node = M"),
-        }
-    };
+    let gpus = campus_gpus(c)?;
     if gpus == 0 || gpus > MAX_GPUS {
         return bad("campus.gpus", format!("{gpus} GPUs is not allowed; use 1 to {MAX_GPUS}"));
     }
@@ -541,34 +565,7 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         }
     };
     let price = nonneg("campus.price_per_gpu_hour_cny", c.price_per_gpu_hour_cny)?;
-    let mut maintenance = Vec::new();
-    for (i, w) in c.maintenance.iter().enumerate() {
-        let key = format!("campus.maintenance[{i}]");
-        let a = date(&format!("{key}.start"), &w.start)?;
-        let b = date(&format!("{key}.end"), &w.end)?;
-        if b < a {
-            return bad(
-                format!("{key}.end"),
-                format!("'{b}' is before the start '{a}'; the end date must not come before the start"),
-            );
-        }
-        let from = clock.seconds_of(a).max(0) as SimTime;
-        let to = (clock.seconds_of(b.add_days(1)).max(0) as SimTime).min(horizon + 400 * DAY);
-        if to > from {
-            maintenance.push((from, to, i));
-        }
-    }
-    maintenance.sort_unstable();
-    for w in maintenance.windows(2) {
-        let ((_, prev_end, prev), (start, _, i)) = (w[0], w[1]);
-        if start < prev_end {
-            return bad(
-                format!("campus.maintenance[{i}]"),
-                format!("this window overlaps campus.maintenance[{prev}]; merge them into one"),
-            );
-        }
-    }
-    let maintenance = maintenance.into_iter().map(|(from, to, _)| (from, to)).collect();
+    let maintenance = maintenance_windows(c, clock, horizon)?;
     let max_walltime_default = max_walltime;
     let partitions = partitions(c, price, max_walltime_default)?;
     let node_groups = node_groups(c, gpus, vram_gb, &partitions)?;
@@ -584,6 +581,35 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         recurring::apply(c, clock, horizon, &node_groups, maintenance)?;
     let (accounts, group_account) = accounts(raw, capacity::patience)?;
     let group_gpu_limit = accounts[usize::from(group_account)].gpu_limit;
+    check_pool_allows(c, &accounts, group_account)?;
+    let priority = priority(c)?;
+    let backfill = backfill(c, &partitions)?;
+    Ok(Campus {
+        gpus,
+        gpu_type: node_groups.first().map_or_else(|| c.gpu_type.clone(), |g| g.gpu_type.clone()),
+        vram_gb,
+        scheduler: c.scheduler,
+        placement: c.placement,
+        node_groups,
+        partitions,
+        priority,
+        backfill,
+        accounts,
+        group_account,
+        group_gpu_limit,
+        max_walltime,
+        price_per_gpu_hour_cny: price,
+        maintenance,
+        capacity,
+        time_limits,
+        node_windows,
+        week,
+    })
+}
+
+/// Refuses what only the node model can simulate when `placement = "pool"`: other
+/// accounts' patience, multifactor priorities, several partitions, per-account limits.
+fn check_pool_allows(c: &RawCampus, accounts: &[Account], group_account: u16) -> Result<()> {
     // The pool keeps one queue of other accounts' jobs and cannot take one out of it: a
     // background job that gives up would stay queued (a debug assertion in tests, a silent
     // error in release). Balking needs no withdrawal; the group's own patience works.
@@ -620,7 +646,84 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
     if limited {
         pool_only("campus.accounts", "limits other than the group's GPU limit")?;
     }
-    let priority = match (&c.priority, &c.multifactor) {
+    Ok(())
+}
+
+/// The campus's size in GPUs, from `node_groups` or from `gpus` / `nodes` ×
+/// `gpus_per_node` (one of the two forms, and consistent).
+fn campus_gpus(c: &RawCampus) -> Result<u32> {
+    let groups_given = !c.node_groups.is_empty();
+    if groups_given && (c.gpus.is_some() || c.nodes.is_some() || c.gpus_per_node.is_some()) {
+        return bad(
+            "campus.node_groups",
+            "give the nodes either as node_groups or as gpus / nodes × gpus_per_node, not both",
+        );
+    }
+    if groups_given && c.placement == Placement::Pool {
+        return bad("campus.node_groups", "node groups need placement = \"nodes\" (the pool has no nodes)");
+    }
+    for (i, g) in c.node_groups.iter().enumerate() {
+        // Named before the total, which would otherwise be reported as campus.gpus.
+        for (key, value) in [("nodes", g.nodes), ("gpus_per_node", g.gpus_per_node)] {
+            if value == 0 {
+                return bad(format!("campus.node_groups[{i}].{key}"), "0 is not allowed; give at least 1");
+            }
+        }
+    }
+    let gpus = if groups_given {
+        c.node_groups
+            .iter()
+            .try_fold(0u32, |acc, g| acc.checked_add(g.nodes.saturating_mul(g.gpus_per_node)))
+            .unwrap_or(u32::MAX)
+    } else {
+        match (c.gpus, c.nodes, c.gpus_per_node) {
+            (Some(g), None, None) => g,
+            (None, Some(n), Some(p)) => n.saturating_mul(p),
+            (Some(g), Some(n), Some(p)) if n.checked_mul(p) == Some(g) => g,
+            (Some(_), Some(_), Some(_)) => {
+                return bad("campus.gpus", "gpus does not equal nodes × gpus_per_node; give one or the other");
+            }
+            _ => return bad("campus", "give the cluster size as gpus = N, or as nodes = N and gpus_per_node = M"),
+        }
+    };
+    Ok(gpus)
+}
+
+/// `campus.maintenance`: whole-day windows in simulated seconds, sorted, none overlapping.
+fn maintenance_windows(c: &RawCampus, clock: Clock, horizon: SimTime) -> Result<Vec<(SimTime, SimTime)>> {
+    let mut maintenance = Vec::new();
+    for (i, w) in c.maintenance.iter().enumerate() {
+        let key = format!("campus.maintenance[{i}]");
+        let a = date(&format!("{key}.start"), &w.start)?;
+        let b = date(&format!("{key}.end"), &w.end)?;
+        if b < a {
+            return bad(
+                format!("{key}.end"),
+                format!("'{b}' is before the start '{a}'; the end date must not come before the start"),
+            );
+        }
+        let from = clock.seconds_of(a).max(0) as SimTime;
+        let to = (clock.seconds_of(b.add_days(1)).max(0) as SimTime).min(horizon + 400 * DAY);
+        if to > from {
+            maintenance.push((from, to, i));
+        }
+    }
+    maintenance.sort_unstable();
+    for w in maintenance.windows(2) {
+        let ((_, prev_end, prev), (start, _, i)) = (w[0], w[1]);
+        if start < prev_end {
+            return bad(
+                format!("campus.maintenance[{i}]"),
+                format!("this window overlaps campus.maintenance[{prev}]; merge them into one"),
+            );
+        }
+    }
+    Ok(maintenance.into_iter().map(|(from, to, _)| (from, to)).collect())
+}
+
+/// `campus.priority` with its `[campus.multifactor]` weights checked.
+fn priority(c: &RawCampus) -> Result<crate::scenario::model::Priority> {
+    Ok(match (&c.priority, &c.multifactor) {
         (PriorityKind::Fifo, _) => crate::scenario::model::Priority::Fifo,
         (PriorityKind::Multifactor, m) => {
             let m = m.clone().unwrap_or_else(|| toml::from_str("").expect("all multifactor keys have defaults"));
@@ -651,7 +754,12 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
                 fairshare_algorithm: m.fairshare_algorithm,
             })
         }
-    };
+    })
+}
+
+/// The backfill settings (`campus.bf_*`); the window defaults to the longest partition
+/// time limit.
+fn backfill(c: &RawCampus, partitions: &[Partition]) -> Result<crate::scenario::model::Backfill> {
     let interval = within("campus.bf_interval_seconds", c.bf_interval_seconds.unwrap_or(30.0), 1.0, 3600.0, "seconds")?;
     let resolution =
         within("campus.bf_resolution_seconds", c.bf_resolution_seconds.unwrap_or(60.0), 1.0, 3600.0, "seconds")?;
@@ -664,33 +772,13 @@ fn campus(raw: &RawScenario, clock: Clock, horizon: SimTime) -> Result<Campus> {
         Some(h) => hours_to_secs(within("campus.bf_window_hours", h, 1.0 / 60.0, 24.0 * 365.0, "hours")?, 60),
         None => longest.unwrap_or(DAY),
     };
-    Ok(Campus {
-        gpus,
-        gpu_type: node_groups.first().map_or_else(|| c.gpu_type.clone(), |g| g.gpu_type.clone()),
-        vram_gb,
-        scheduler: c.scheduler,
-        placement: c.placement,
-        node_groups,
-        partitions,
-        priority,
-        backfill: crate::scenario::model::Backfill {
-            interval: interval.round() as SimTime,
-            max_job_test,
-            reservations: c.bf_reservations.unwrap_or(DEFAULT_BF_RESERVATIONS).min(max_job_test),
-            window,
-            planner: c.bf_planner.unwrap_or_default(),
-            resolution: resolution.round() as SimTime,
-        },
-        accounts,
-        group_account,
-        group_gpu_limit,
-        max_walltime,
-        price_per_gpu_hour_cny: price,
-        maintenance,
-        capacity,
-        time_limits,
-        node_windows,
-        week,
+    Ok(crate::scenario::model::Backfill {
+        interval: interval.round() as SimTime,
+        max_job_test,
+        reservations: c.bf_reservations.unwrap_or(DEFAULT_BF_RESERVATIONS).min(max_job_test),
+        window,
+        planner: c.bf_planner.unwrap_or_default(),
+        resolution: resolution.round() as SimTime,
     })
 }
 
