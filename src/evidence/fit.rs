@@ -62,6 +62,7 @@
 //! Sizes and runtimes use the same conversion as replay ([`super::replay::to_jobs`]).
 
 pub mod bands;
+pub mod lab;
 mod requests;
 pub mod write;
 
@@ -581,7 +582,12 @@ fn fit_class(
     })
 }
 
-fn cluster_size(trace: &Trace, o: &FitOptions) -> Result<(u32, String), FitError> {
+/// The cluster's size [`fit`] uses, and where it came from: [`FitOptions::gpus`], else
+/// the log header's `MaxProcs` (or `MaxNodes`), in GPUs.
+///
+/// # Errors
+/// [`FitError::NoClusterSize`] when neither gives it.
+pub fn cluster_size(trace: &Trace, o: &FitOptions) -> Result<(u32, String), FitError> {
     if let Some(g) = o.gpus {
         return Ok((g, "given with --gpus".into()));
     }

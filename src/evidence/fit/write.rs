@@ -111,7 +111,7 @@ fn write_capacity(s: &mut String, fit: &LogFit) {
 /// One `[[<table>.classes]]` entry: `rate` is its `load_share` or `jobs_per_week` line;
 /// its jobs are counted as a share of `of` jobs (`of_what`, e.g. "the log").
 fn write_class(s: &mut String, c: &ClassFit, table: &str, rate: &str, (of, of_what): (usize, &str)) {
-    let name = if table == "workload" { format!("our-{}", c.name) } else { c.name.clone() };
+    let name = if table == "workload" { group_class_name(c) } else { c.name.clone() };
     let _ = writeln!(s, "\n[[{table}.classes]]");
     let _ = writeln!(s, "name = \"{name}\"");
     // With requests, run time and request are drawn together from the log's pairs; the
@@ -213,8 +213,32 @@ fn parse_num(x: &f64) -> f64 {
     num(*x).parse().unwrap_or(*x)
 }
 
-/// The scenario text.
+/// The name a class of the group's own jobs gets in `[[workload.classes]]` (`our-size-1`).
+pub fn group_class_name(c: &ClassFit) -> String {
+    format!("our-{}", c.name)
+}
+
+/// The scenario text: the fitted campus on one pool of GPUs, the background, and the
+/// group's workload when one was named (else a commented template). [`super::lab::to_toml`]
+/// writes the file `burstsim fit` writes, which adds the lab's sections.
 pub fn to_toml(fit: &LogFit) -> String {
+    compose(fit, &Layout::default())
+}
+
+/// How [`compose`] writes a fit beyond [`to_toml`]'s text.
+#[derive(Default)]
+pub(super) struct Layout<'a> {
+    /// Nodes of this many GPUs (`placement = "nodes"`) instead of one pool.
+    pub gpus_per_node: Option<u32>,
+    /// Lines added to the header (without the leading `# `).
+    pub header: &'a [String],
+    /// The lab's sections follow: no template for the group's jobs, and no word that the
+    /// offers and policies are still to be added.
+    pub lab: bool,
+}
+
+/// The scenario text as `layout` says (see [`to_toml`]).
+pub(super) fn compose(fit: &LogFit, layout: &Layout) -> String {
     let mut s = String::new();
     let o = &fit.options;
     let unit = if fit.counted_gpus { "GPUs" } else { "processors (1 processor = 1 simulated GPU)" };
@@ -225,6 +249,9 @@ pub fn to_toml(fit: &LogFit) -> String {
         crate::VERSION
     );
     let _ = writeln!(s, "# Reference for every key: docs/SCENARIOS.md; how the fit works: docs/TRACES.md.");
+    for line in layout.header {
+        let _ = writeln!(s, "# {line}");
+    }
     let _ = writeln!(s, "#");
     match &fit.group {
         None => {
@@ -327,7 +354,21 @@ pub fn to_toml(fit: &LogFit) -> String {
     );
     let _ = writeln!(s, "replications = 10\nseed = 1");
     let _ = writeln!(s, "\n[campus]");
-    let _ = writeln!(s, "gpus = {}", fit.cluster_gpus);
+    match layout.gpus_per_node {
+        None => {
+            let _ = writeln!(s, "gpus = {}", fit.cluster_gpus);
+        }
+        Some(g) => {
+            let _ = writeln!(s, "placement = \"nodes\"   # Slurm's node model, asked for with --gpus-per-node");
+            let _ = writeln!(
+                s,
+                "nodes = {}   # × gpus_per_node = the cluster's {} GPUs",
+                fit.cluster_gpus / g,
+                fit.cluster_gpus
+            );
+            let _ = writeln!(s, "gpus_per_node = {g}");
+        }
+    }
     let _ = writeln!(s, "vram_gb = 80                  # (assumption) not in the log");
     let _ = writeln!(s, "scheduler = \"easy-backfill\"   # (assumption) what most clusters run");
     write_capacity(&mut s, fit);
@@ -392,10 +433,14 @@ pub fn to_toml(fit: &LogFit) -> String {
                 s,
                 "# Memory, data sizes, deadlines and job kind are not in the log: add them (docs/SCENARIOS.md §6),"
             );
-            let _ = writeln!(
-                s,
-                "# and the cloud offers and policies to compare (§10, §11). Arrivals are flat over the week."
-            );
+            if layout.lab {
+                let _ = writeln!(s, "# Arrivals are flat over the week.");
+            } else {
+                let _ = writeln!(
+                    s,
+                    "# and the cloud offers and policies to compare (§10, §11). Arrivals are flat over the week."
+                );
+            }
             for c in &g.classes {
                 let per_week = c.jobs as f64 / fit.span_days * 7.0;
                 write_class(
@@ -407,6 +452,7 @@ pub fn to_toml(fit: &LogFit) -> String {
                 );
             }
         }
+        None if layout.lab => {}
         None => {
             let _ = writeln!(s, "\n# Your group's own jobs go here (see docs/SCENARIOS.md §6 and §9), e.g.:");
             let _ = writeln!(s, "# [[workload.classes]]\n# name = \"our-training\"\n# jobs_per_week = 10\n# gpus = 2");
