@@ -12,6 +12,7 @@ pub mod advise;
 pub mod calibrate;
 mod cost_eta;
 pub mod decision;
+pub mod fit;
 pub mod paced;
 pub mod run;
 pub mod sweep;

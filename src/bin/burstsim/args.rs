@@ -497,18 +497,24 @@ pub struct TraceValidateArgs {
 pub struct FitArgs {
     /// The log (SWF, sacct --parsable2 or CSV with --mapping).
     pub log: PathBuf,
-    /// Scenario file to write (default: <log name>-fit.toml in the current folder).
+    /// Scenario file to write (default: <scenario name>.toml in the current folder).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
     /// Cluster size in GPUs: required when the log does not state it (sacct exports and
     /// CSV job lists never do; an SWF header's MaxProcs is used otherwise).
     #[arg(long)]
     pub gpus: Option<u32>,
+    /// Write the campus as nodes of this many GPUs (placement = "nodes", Slurm's node
+    /// model); it must divide the cluster's size. Default: one pool of GPUs.
+    #[arg(long)]
+    pub gpus_per_node: Option<u32>,
     /// Days to simulate (default: one calendar year from the log's first day, whatever
     /// the log's span).
     #[arg(long)]
     pub horizon_days: Option<f64>,
-    /// Scenario name (default: from the log's file name).
+    /// Scenario name (default: the -o file's stem, else <log name>-fit, with -user-U or
+    /// -account-A for --group-user or --group-account), so each fit runs into its own
+    /// output/<name>/.
     #[arg(long)]
     pub name: Option<String>,
     /// This user's jobs are your group's own: fitted as [[workload.classes]] (the rest is the background)

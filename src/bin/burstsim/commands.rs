@@ -28,7 +28,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Validate(a) if a.replay.trace.is_some() => crate::trace_cmd::validate_trace(a),
         Command::Validate(a) => validate(a),
         Command::Bench(a) => bench(a),
-        Command::Fit(a) => crate::trace_cmd::fit(a),
+        Command::Fit(a) => crate::fit_cmd::fit(a),
         Command::Plot(a) => crate::plot_cmd::plot(a),
         Command::Calibrate(a) => crate::calibrate_cmd::calibrate(a),
         Command::Advise(a) => crate::advise_cmd::advise(a),

@@ -26,6 +26,7 @@ mod args;
 mod calibrate_cmd;
 mod commands;
 mod common;
+mod fit_cmd;
 mod plot_cmd;
 mod sweep_cmd;
 mod trace_cmd;

@@ -1,7 +1,6 @@
-//! The trace subcommands: `burstsim validate --trace LOG` (replay a real log through the
-//! engine) and `burstsim fit LOG` (estimate a scenario from a log).
+//! `burstsim validate --trace LOG`: replays a real log through the engine; the log
+//! reading it shares with `burstsim fit LOG` (`fit_cmd.rs`).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -13,8 +12,8 @@ use burstsim::trace::convert::Units;
 use burstsim::trace::{self, CsvMapping, ReadOptions, Trace};
 
 use crate::args::{
-    BfPlannerArg, EstimatesArg, FairshareArg, FitArgs, OutagesArg, OutputFormatArg, PriorityArg, ReadArgs,
-    SchedulerArg, TraceFormatArg, UnitsArg, ValidateArgs, spelled,
+    BfPlannerArg, EstimatesArg, FairshareArg, OutagesArg, OutputFormatArg, PriorityArg, ReadArgs, SchedulerArg,
+    TraceFormatArg, UnitsArg, ValidateArgs, spelled,
 };
 use crate::common::UsageError;
 
@@ -22,15 +21,20 @@ fn usage(msg: String) -> anyhow::Error {
     UsageError(msg).into()
 }
 
-/// Reads a log as the arguments say, printing the read summary on stderr.
-pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
+/// How to read a log, as the arguments say (`--mapping` parsed).
+pub fn read_options(a: &ReadArgs) -> Result<ReadOptions> {
     let format = a.trace_format.map(|f| match f {
         TraceFormatArg::Swf => trace::Format::Swf,
         TraceFormatArg::Sacct => trace::Format::Sacct,
         TraceFormatArg::Csv => trace::Format::Csv,
     });
     let mapping = a.mapping.as_deref().map(CsvMapping::from_arg).transpose().map_err(|e| usage(e.to_string()))?;
-    let opts = ReadOptions { strict: a.strict, format, mapping };
+    Ok(ReadOptions { strict: a.strict, format, mapping })
+}
+
+/// Reads a log as the arguments say, printing the read summary on stderr.
+pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
+    let opts = read_options(a)?;
     let t = trace::read_file(path, &opts).map_err(|e| match e {
         trace::TraceError::Read { .. } => anyhow::Error::new(e),
         other => usage(other.to_string()),
@@ -42,13 +46,18 @@ pub fn read_trace(path: &std::path::Path, a: &ReadArgs) -> Result<Trace> {
     Ok(t)
 }
 
-/// `--units` and `--procs-per-gpu`.
-pub fn units(a: &ReadArgs) -> Result<(Units, f64)> {
-    let u = match a.units {
+/// `--units`.
+pub fn units_of(a: &ReadArgs) -> Units {
+    match a.units {
         UnitsArg::Auto => Units::Auto,
         UnitsArg::Procs => Units::Procs,
         UnitsArg::Gpus => Units::Gpus,
-    };
+    }
+}
+
+/// `--units` and `--procs-per-gpu`.
+pub fn units(a: &ReadArgs) -> Result<(Units, f64)> {
+    let u = units_of(a);
     if !(a.procs_per_gpu.is_finite() && a.procs_per_gpu > 0.0) {
         bail!(usage(format!("--procs-per-gpu {} is not allowed; give a positive number", a.procs_per_gpu)));
     }
@@ -508,58 +517,6 @@ fn nodes(
         bail!(usage(format!("--nodes {n} × --gpus-per-node {per_node} is too large")));
     }
     Ok((n, per_node))
-}
-
-/// `burstsim fit LOG`.
-pub fn fit(a: FitArgs) -> Result<ExitCode> {
-    use burstsim::evidence::fit::{self, FitOptions};
-    let (units, procs_per_gpu) = units(&a.read)?;
-    if a.gpus == Some(0) {
-        bail!(usage("--gpus 0 is not allowed".into()));
-    }
-    let out_given = a.out.clone();
-    if let Some(out) = &out_given {
-        burstsim::write::probe_file(out)?;
-    }
-    let log = read_trace(&a.log, &a.read)?;
-    let file = a.log.file_name().map_or_else(|| "log".to_string(), |f| f.to_string_lossy().to_string());
-    let stem = file.split('.').next().filter(|s| !s.is_empty()).unwrap_or("log").to_ascii_lowercase();
-    let name = a.name.clone().unwrap_or_else(|| format!("{stem}-fit"));
-    let group = match (&a.group_user, &a.group_account) {
-        (Some(u), _) => Some(fit::GroupMark::User(u.clone())),
-        (None, Some(acc)) => Some(fit::GroupMark::Account(acc.clone())),
-        (None, None) => None,
-    };
-    if let Some(h) = a.horizon_days.filter(|h| !(h.is_finite() && *h > 0.0)) {
-        bail!(usage(format!("--horizon-days {h} is not allowed; give a positive number of days, e.g. 365")));
-    }
-    let o = FitOptions {
-        gpus: a.gpus,
-        horizon_days: a.horizon_days,
-        units,
-        procs_per_gpu,
-        name: name.clone(),
-        source: file.clone(),
-        group,
-    };
-    let f = fit::fit(&log, &o).map_err(|e| usage(format!("{}: {e}", a.log.display())))?;
-    for w in &f.warnings {
-        say!("burstsim: warning: {w}");
-    }
-    let ro = ReplayOptions { units, procs_per_gpu, ..ReplayOptions::new(f.cluster_gpus) };
-    warn_fitness(&log, &replay::to_jobs(&log, &ro), f.cluster_gpus);
-    let text = fit::write::to_toml(&f);
-    // The file must load: a fitted scenario that does not is a bug, said plainly.
-    burstsim::scenario::Scenario::from_toml_str(&text, "<fitted scenario>")
-        .context("the fitted scenario does not load (a bug in burstsim fit; please report it with the log)")?;
-    let out = out_given.unwrap_or_else(|| PathBuf::from(format!("{name}.toml")));
-    burstsim::write::atomic_write(&out, text.as_bytes())
-        .with_context(|| format!("could not write '{}'", out.display()))?;
-    for line in text.lines().take_while(|l| l.starts_with('#')) {
-        println!("{}", line.trim_start_matches('#').strip_prefix(' ').unwrap_or(""));
-    }
-    println!("\nWrote {}; run it with: burstsim run {}", out.display(), out.display());
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The replications an out-of-sample check accepts (2 for an interval; at most 1000).
