@@ -281,3 +281,50 @@ fn kth_fit_submits_each_request_class_when_the_log_does() {
     }
     assert!(sim[2][2] > sim[0][2] + 0.2, "long requests come at weekends far more than short ones: {sim:?}");
 }
+
+/// Issue 46 item 7 on a shipped log, through the use case `burstsim fit` calls: KTH's 100
+/// processors are not whole nodes of 8 (refused, naming the header's size); on nodes of 4
+/// with user 70 as the group, the file is `placement = "nodes"` with 25 nodes, is named
+/// after the log and the user, keeps the default's offers and the policies that name no
+/// class of the default's workload (guide-hybrid names main-training: commented out), and
+/// every policy runs on the group's fitted jobs.
+#[test]
+fn kth_fit_as_a_lab_on_nodes_runs_the_defaults_policies_on_the_groups_jobs() {
+    use burstsim::usecase::fit::{FitOptions as LabFit, FitRequest};
+    use burstsim::usecase::{Front, Silent};
+    let Some(path) = kth() else { return };
+    let mut o = LabFit::new(&path);
+    o.group = Some(GroupMark::User("70".into()));
+    o.gpus_per_node = Some(8);
+    let e = FitRequest::new(&o, Front::Cli).unwrap().run(&Silent).err().expect("8 does not divide 100");
+    assert!(e.is_bad_input(), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains("--gpus-per-node 8 does not divide the cluster's 100 GPUs (the log header's MaxProcs (100))"),
+        "{e}"
+    );
+    o.gpus_per_node = Some(4);
+    o.horizon_days = Some(14.0);
+    let request = FitRequest::new(&o, Front::Cli).unwrap();
+    assert_eq!(request.name(), "kth-sp2-1996-2-fit-user-70", "the log's name and the group's user");
+    let text = request.run(&Silent).unwrap().text;
+    let ours: toml::Table = text.parse().unwrap();
+    let default: toml::Table = burstsim::scenario::DEFAULT_SCENARIO.parse().unwrap();
+    assert_eq!(ours["cloud"], default["cloud"], "the default's offers");
+    let kept: Vec<&toml::Value> =
+        default["policies"].as_array().unwrap().iter().filter(|p| p["name"].as_str() != Some("guide-hybrid")).collect();
+    assert_eq!(ours["policies"].as_array().unwrap().iter().collect::<Vec<_>>(), kept, "the default's policies");
+    assert!(text.contains("# name = \"guide-hybrid\""), "left in the file, commented out");
+    assert_eq!(ours["sensitivity"]["targets"].as_array().unwrap().len(), 1, "wait_p95_h<=24 only");
+    let scn = Scenario::from_toml_str(&text, "kth-lab.toml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(scn.name, "kth-sp2-1996-2-fit-user-70");
+    assert_eq!(scn.campus.placement, burstsim::scenario::raw::Placement::Nodes);
+    assert_eq!((scn.campus.gpus, scn.campus.node_groups.len()), (100, 1));
+    assert_eq!(scn.policies.len(), 3);
+    let jobs = JobStream::generate(&scn, 0);
+    for p in 0..scn.policies.len() {
+        let m = simulate(&scn, &jobs, p, 0).metrics;
+        assert!(m.get(Metric::ArrivalRatePerHour) > 0.0, "{}: the group's jobs arrive", scn.policies[p].name);
+        assert!(m.get(Metric::WaitMean).is_finite(), "{}: and wait", scn.policies[p].name);
+    }
+}
