@@ -209,10 +209,10 @@ pub fn scenario_name(o: &FitOptions) -> String {
     if let Some(n) = &o.name {
         return n.clone();
     }
-    if let Some(stem) = o.out.as_deref().and_then(Path::file_stem).map(|s| s.to_string_lossy()) {
-        if !stem.is_empty() {
-            return stem.into_owned();
-        }
+    if let Some(stem) = o.out.as_deref().and_then(Path::file_stem).map(|s| s.to_string_lossy())
+        && !stem.is_empty()
+    {
+        return stem.into_owned();
     }
     let file = o.log.file_name().map_or_else(|| "log".to_string(), |f| f.to_string_lossy().to_string());
     let stem = file.split('.').next().filter(|s| !s.is_empty()).unwrap_or("log").to_ascii_lowercase();
