@@ -209,8 +209,25 @@ fn fit_writes_a_scenario_that_runs() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("user '2''s jobs (14) have too few distinct run times"), "{err}");
-    // A background-only scenario says so, instead of warning about few jobs per percentile.
+    // Without a group, the file carries the default's lab workload (issue 46 item 7), so
+    // its run has the group's jobs.
     let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!stderr.contains("no job of the group arrived"), "{stderr}");
+    // The fitted part alone (the file up to the copied lab sections) is a background-only
+    // scenario: its run says so, instead of warning about few jobs per percentile.
+    let full = std::fs::read_to_string(&scn).unwrap();
+    let cut = full.find("\n# ---- The group's own jobs").expect("the copied workload's marker");
+    let background = dir.path().join("background-only.toml");
+    std::fs::write(&background, &full[..cut]).unwrap();
+    let run = burstsim()
+        .args(["run"])
+        .arg(&background)
+        .args(["-n", "2", "--quiet", "--out"])
+        .arg(dir.path().join("out3"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
     assert!(stderr.contains("no job of the group arrived after the warm-up"), "{stderr}");
     assert!(!stderr.contains("p95 and p99 waits rest on very few jobs"), "{stderr}");
 }
