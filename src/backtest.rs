@@ -58,7 +58,7 @@ use crate::advise::correction::quantile;
 use crate::advise::correction::{CalibrationProbe, Correction, DEFAULT_OFFSET_S};
 use crate::advise::{AdviseError, Options, Probe, start_samples};
 use crate::date::Date;
-use crate::evidence::fit::{FitOptions, fit};
+use crate::evidence::fit::{LogFitOptions, fit};
 use crate::evidence::holdout::{HoldoutError, dated_toml, load};
 use crate::evidence::site_rules::SiteRules;
 use crate::job::JobKind;
@@ -636,7 +636,7 @@ fn fit_before(
     let cut = month.to_days() * 86_400;
     let mut before = trace.clone();
     before.jobs.retain(|j| to_local(j.submit) < cut);
-    let fo = FitOptions {
+    let fo = LogFitOptions {
         gpus: Some(o.gpus),
         horizon_days: Some(31.0),
         units: o.units,

@@ -38,7 +38,7 @@
 //!   share of cancelled jobs (status 5) and, if any, an exponential patience for the
 //!   log's account;
 //! - **horizon**: one calendar year from the log's first day (the scenario leaves
-//!   `horizon_days` out), whatever the log's span, unless [`FitOptions::horizon_days`]
+//!   `horizon_days` out), whatever the log's span, unless [`LogFitOptions::horizon_days`]
 //!   asks otherwise: a short log describes the load, not the length of the question.
 //!
 //! # Minimum data
@@ -93,7 +93,7 @@ pub const MIN_MONTH_JOBS: usize = 20;
 
 /// What to fit.
 #[derive(Clone, Debug)]
-pub struct FitOptions {
+pub struct LogFitOptions {
     /// Cluster size; `None` = the log header's (an error when the log has none).
     pub gpus: Option<u32>,
     /// Simulated days; `None` = one calendar year from the start date (the scenario
@@ -267,7 +267,7 @@ impl std::fmt::Display for FitWarning {
 #[derive(Clone, Debug)]
 pub struct LogFit {
     /// Options used.
-    pub options: FitOptions,
+    pub options: LogFitOptions,
     /// Cluster size used.
     pub cluster_gpus: u32,
     /// Where the size came from.
@@ -361,7 +361,7 @@ pub enum FitError {
 ///
 /// # Errors
 /// [`FitError`] when the log has too few usable jobs or no time span.
-pub fn fit(trace: &Trace, o: &FitOptions) -> Result<LogFit, FitError> {
+pub fn fit(trace: &Trace, o: &LogFitOptions) -> Result<LogFit, FitError> {
     let (cluster_gpus, cluster_from) = cluster_size(trace, o)?;
     let ro = ReplayOptions { units: o.units, procs_per_gpu: o.procs_per_gpu, ..ReplayOptions::new(cluster_gpus) };
     let conv = to_jobs(trace, &ro);
@@ -582,12 +582,12 @@ fn fit_class(
     })
 }
 
-/// The cluster's size [`fit`] uses, and where it came from: [`FitOptions::gpus`], else
+/// The cluster's size [`fit`] uses, and where it came from: [`LogFitOptions::gpus`], else
 /// the log header's `MaxProcs` (or `MaxNodes`), in GPUs.
 ///
 /// # Errors
 /// [`FitError::NoClusterSize`] when neither gives it.
-pub fn cluster_size(trace: &Trace, o: &FitOptions) -> Result<(u32, String), FitError> {
+pub fn cluster_size(trace: &Trace, o: &LogFitOptions) -> Result<(u32, String), FitError> {
     if let Some(g) = o.gpus {
         return Ok((g, "given with --gpus".into()));
     }

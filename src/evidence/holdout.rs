@@ -11,7 +11,7 @@
 //! multiplier 1 (fit's rule). Waits are those of every job submitted in the measured
 //! window (all background jobs: the fitted scenario has no group of its own).
 
-use super::fit::{FitError, FitOptions, LogFit, fit, write::to_toml};
+use super::fit::{FitError, LogFit, LogFitOptions, fit, write::to_toml};
 use super::replay::{ReplayOptions, WaitStats, to_jobs};
 use crate::engine::simulate;
 use crate::scenario::Scenario;
@@ -154,7 +154,7 @@ pub fn out_of_sample(
     let days = ((last - split) as f64 / DAY as f64).ceil().max(1.0);
     let mut first = trace.clone();
     first.jobs.retain(|j| j.submit < split);
-    let o = FitOptions {
+    let o = LogFitOptions {
         gpus: Some(gpus),
         horizon_days: Some(days),
         units,

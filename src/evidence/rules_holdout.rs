@@ -30,7 +30,7 @@
 //! Nothing is tuned: every number is from the fit on the first period or from the
 //! documented rules.
 
-use super::fit::{FitOptions, fit};
+use super::fit::{LogFitOptions, fit};
 use super::holdout::{HoldoutError, dated_toml, load};
 use super::replay::ReplayOptions;
 use super::site_rules::{CLASSES, Figures, RulesError, SiteRules, class_of, rules_replay, to_minute};
@@ -173,7 +173,7 @@ pub fn rules_out_of_sample(
     if first.jobs.is_empty() {
         return Err(HoldoutError::Log(format!("no job of the log was submitted before {}", rules.split())).into());
     }
-    let fo = FitOptions {
+    let fo = LogFitOptions {
         gpus: Some(o.gpus),
         horizon_days: Some(periods.test_days as f64),
         units: o.units,

@@ -131,7 +131,7 @@ impl FitRequest {
             return Err(Error::Usage(format!("{path}: no jobs could be read")));
         }
         let file = o.log.file_name().map_or_else(|| "log".to_string(), |f| f.to_string_lossy().to_string());
-        let fo = fit::FitOptions {
+        let fo = fit::LogFitOptions {
             gpus: o.gpus,
             horizon_days: o.horizon_days,
             units: o.units,

@@ -7,7 +7,7 @@ use crate::common;
 use std::path::PathBuf;
 
 use burstsim::engine::simulate;
-use burstsim::evidence::fit::{FitError, FitOptions, GroupMark, fit, write::to_toml};
+use burstsim::evidence::fit::{FitError, GroupMark, LogFitOptions, fit, write::to_toml};
 use burstsim::metric::Metric;
 use burstsim::scenario::Scenario;
 use burstsim::trace::convert::Units;
@@ -19,8 +19,8 @@ fn kth() -> Option<PathBuf> {
 }
 
 /// Options that fit the whole KTH log (its header gives the cluster) as `name`.
-fn whole_log(name: &str, group: Option<GroupMark>) -> FitOptions {
-    FitOptions {
+fn whole_log(name: &str, group: Option<GroupMark>) -> LogFitOptions {
+    LogFitOptions {
         gpus: None,
         horizon_days: None,
         units: Units::Auto,

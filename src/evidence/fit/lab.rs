@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use super::LogFit;
-use super::write::{Layout, compose, group_class_name};
+use super::write::{TextLayout, compose, group_class_name};
 use crate::scenario::DEFAULT_SCENARIO;
 
 /// How the fitted campus is written, and what else the file holds.
@@ -40,7 +40,7 @@ pub fn to_toml(fit: &LogFit, o: &LabOptions) -> String {
         "scenario (scenarios/default.toml): a Wuhan lab's at AutoDL's prices. Edit them for your lab's own".to_string(),
         "jobs, offers, prices and targets (docs/TRACES.md, \"What fit writes\").".to_string(),
     ];
-    let mut s = compose(fit, &Layout { gpus_per_node: o.gpus_per_node, header: &header, lab: true });
+    let mut s = compose(fit, &TextLayout { gpus_per_node: o.gpus_per_node, header: &header, lab: true });
     s.push_str(&lab_sections(fitted_classes.as_deref()));
     s
 }

@@ -222,12 +222,12 @@ pub fn group_class_name(c: &ClassFit) -> String {
 /// group's workload when one was named (else a commented template). [`super::lab::to_toml`]
 /// writes the file `burstsim fit` writes, which adds the lab's sections.
 pub fn to_toml(fit: &LogFit) -> String {
-    compose(fit, &Layout::default())
+    compose(fit, &TextLayout::default())
 }
 
 /// How [`compose`] writes a fit beyond [`to_toml`]'s text.
 #[derive(Default)]
-pub(super) struct Layout<'a> {
+pub(super) struct TextLayout<'a> {
     /// Nodes of this many GPUs (`placement = "nodes"`) instead of one pool.
     pub gpus_per_node: Option<u32>,
     /// Lines added to the header (without the leading `# `).
@@ -238,7 +238,7 @@ pub(super) struct Layout<'a> {
 }
 
 /// The scenario text as `layout` says (see [`to_toml`]).
-pub(super) fn compose(fit: &LogFit, layout: &Layout) -> String {
+pub(super) fn compose(fit: &LogFit, layout: &TextLayout) -> String {
     let mut s = String::new();
     let o = &fit.options;
     let unit = if fit.counted_gpus { "GPUs" } else { "processors (1 processor = 1 simulated GPU)" };
