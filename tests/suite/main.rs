@@ -60,3 +60,4 @@ mod trace_fit;
 mod trace_fitness;
 mod trace_readers;
 mod trace_scenario;
+mod zh_words;
