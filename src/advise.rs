@@ -140,6 +140,9 @@ pub enum AdviceWarning {
     Job {
         /// What is doubtful, where, and how the job is simulated.
         message: String,
+        /// The same in Chinese (for the table; not in the JSON).
+        #[serde(skip)]
+        message_zh: String,
     },
     /// Jobs of the snapshot not simulated: another partition, no GPUs, larger than the partition.
     LeftOut {
@@ -162,7 +165,7 @@ impl std::fmt::Display for AdviceWarning {
         match self {
             AdviceWarning::Stale { age_s } => write!(f, "{}", SnapshotWarning::Stale { age_s: *age_s }),
             AdviceWarning::FromFuture { ahead_s } => write!(f, "{}", SnapshotWarning::FromFuture { ahead_s: *ahead_s }),
-            AdviceWarning::Job { message } => write!(f, "{message}"),
+            AdviceWarning::Job { message, .. } => write!(f, "{message}"),
             AdviceWarning::LeftOut { jobs } => write!(
                 f,
                 "{jobs} jobs of the snapshot are left out (another partition, no GPUs, or larger than the partition)"
@@ -304,7 +307,7 @@ pub fn advise(
         .map(|w| match w {
             SnapshotWarning::Stale { age_s } => AdviceWarning::Stale { age_s },
             SnapshotWarning::FromFuture { ahead_s } => AdviceWarning::FromFuture { ahead_s },
-            job => AdviceWarning::Job { message: job.to_string() },
+            job => AdviceWarning::Job { message: job.to_string(), message_zh: job.zh() },
         })
         .collect();
     let (running, pending, ahead) = fwd.counts();

@@ -4,6 +4,7 @@
 
 use super::{Advice, AdviceWarning, ChoiceKind, Probe};
 use crate::i18n::Lang;
+use crate::trace::snapshot::SnapshotWarning;
 
 /// Labels of the table in one language.
 struct Words {
@@ -248,14 +249,9 @@ pub fn table(adv: &Advice, probe: &Probe, lang: Lang) -> String {
 /// A warning in Chinese.
 fn warning_zh(w: &AdviceWarning) -> String {
     match w {
-        AdviceWarning::Stale { age_s } => {
-            format!("快照已是 {} 分钟前（超过15分钟）：此后已有作业开始和结束，请重新获取", age_s / 60)
-        }
-        AdviceWarning::FromFuture { ahead_s } => {
-            format!("快照时间比现在晚 {ahead_s} 秒：请检查时钟，以及快照与当前时间是否都用Unix时间（或都用本地时间）")
-        }
-        // The message names a file, a line and a field as written there: kept as it is.
-        AdviceWarning::Job { message } => format!("快照中的作业可疑：{message}"),
+        AdviceWarning::Stale { age_s } => SnapshotWarning::Stale { age_s: *age_s }.zh(),
+        AdviceWarning::FromFuture { ahead_s } => SnapshotWarning::FromFuture { ahead_s: *ahead_s }.zh(),
+        AdviceWarning::Job { message_zh, .. } => format!("快照中的作业可疑：{message_zh}"),
         AdviceWarning::LeftOut { jobs } => format!("快照中有 {jobs} 个作业未计入（其他分区、不用GPU或超过分区规模）"),
         AdviceWarning::NotStarted { replications, of, horizon_days } => format!(
             "{of} 次模拟中有 {replications} 次在 {horizon_days} 天的新作业到达后仍未开始；请增大 --horizon-days"

@@ -364,6 +364,59 @@ impl fmt::Display for SnapshotWarning {
     }
 }
 
+impl SnapshotWarning {
+    /// The warning in Chinese, for `advise --lang zh`: the same facts as its `Display`,
+    /// the file named as given and a line as 第 N 行.
+    pub fn zh(&self) -> String {
+        let at = |at: &str| match at.strip_prefix("line ") {
+            Some(n) => format!("第 {n} 行"),
+            None => at.to_string(),
+        };
+        match self {
+            SnapshotWarning::Stale { age_s } => {
+                format!(
+                    "快照已是 {} 分钟前（超过 {} 分钟）：此后已有作业开始和结束，请重新获取",
+                    age_s / 60,
+                    STALE_AFTER_S / 60
+                )
+            }
+            SnapshotWarning::FromFuture { ahead_s } => {
+                format!(
+                    "快照时间比现在晚 {ahead_s} 秒：请检查时钟，以及快照与当前时间是否都用Unix时间（或都用本地时间）"
+                )
+            }
+            SnapshotWarning::OverLimit { file, at: a, job, over_s } => format!(
+                "{file}：{}：作业 {job} 已超过其时限 {}仍在运行，而 Slurm 会在时限加上短暂宽限后结束作业：文件已过时，或其中的时间读错了；\
+                 按该作业此刻结束来模拟",
+                at(a),
+                span_zh(*over_s)
+            ),
+            SnapshotWarning::AfterSnapshot { file, at: a, job, field, ahead_s } => {
+                let (what, fate) = if field.contains("start") {
+                    ("开始时间", "刚刚开始")
+                } else {
+                    ("提交时间", "此刻提交")
+                };
+                format!(
+                    "{file}：{}：作业 {job} 的{what}比快照时间晚 {}：请检查 --taken-at 与时钟（Unix 时间与本地时间混用？）；按该作业{fate}来模拟",
+                    at(a),
+                    span_zh(*ahead_s)
+                )
+            }
+        }
+    }
+}
+
+/// A span of seconds in Chinese, as [`span`]: `45 秒`, `12 分钟`, `18 小时`, `3.5 天`.
+fn span_zh(s: i64) -> String {
+    match s {
+        ..120 => format!("{s} 秒"),
+        120..7200 => format!("{} 分钟", s / 60),
+        7200..172_800 => format!("{} 小时", s / 3600),
+        _ => format!("{:.1} 天", s as f64 / 86_400.0),
+    }
+}
+
 /// A span of seconds for a message: `45 s`, `12 min`, `18 h`, `3.5 days`.
 fn span(s: i64) -> String {
     match s {
