@@ -188,7 +188,7 @@ labels! {
     Metric => "Metric", "指标";
     Value => "Value", "取值";
     Key => "Key", "键";
-    SectionOf => "Section {}", "部分 {}";
+    SectionOf => "Section {}", "配置段 {}";
     Setting => "Setting", "设置";
     Difference => "Difference", "差异";
     Unknown => "unknown", "未知";
@@ -244,7 +244,7 @@ labels! {
     MethodsCi => "Every ± figure is a 95% Student-t confidence interval over independent simulated years. It covers simulation noise given the model — not errors in the inputs (prices, loads, calendar), nor what the model leaves out. Measured on the default scenario (Slurm node campus), the intervals contain the true mean 87–96% of the time at 10 replications and 90–100% at 20 (docs/STATISTICS.md); on a simpler pool campus the 95th-percentile wait of policies that leave the queue at a threshold covered only 56–82.5%: judge tail requirements by the share of years that miss them.",
         "所有 ± 数值均为对独立模拟年份的 95% Student t 置信区间，只反映在模型假设成立前提下的模拟波动，不反映输入（价格、负载、校历）的误差，也不反映模型未包含的因素。在默认场景（Slurm 节点模型）上实测：10 次重复时区间有 87–96% 的概率包含真值，20 次时为 90–100%（见 docs/STATISTICS.md）；在更简单的资源池模型上，按阈值离开队列的策略，其第95百分位等待时间的区间只有 56–82.5%。对尾部要求，请看未达标年份的比例。";
     MethodsBias => "No known direction of bias: replaying the KTH-SP2 log as a machine that never stops waits less than it recorded (0.44× the mean; 0.62× with its outages and scheduling cycle), under KTH's documented time-of-day limits it matches September–January (1.03×) and waits longer in February–June (1.32×), and a scenario fitted on one part of the log predicts the next at 1.7× (docs/LIMITS.md). Check against your own cluster (validate --trace, fit, calibrate) before quoting waits.",
-        "偏差方向未知：KTH-SP2 日志看作从不停机的集群重放时，等待低于记录（平均 0.44 倍；加上停机与周期调度后 0.62 倍）；按 KTH 公布的分时段规则重放，9 月至 1 月与记录相差不大（1.03 倍），2 月至 6 月偏高（1.32 倍）；用日志前一段得出的场景预测后一段，平均等待为记录的 1.7 倍（见 docs/LIMITS.md）。给出等待时间前，请先用本校集群的日志或实测等待对比（validate --trace、fit、calibrate）。";
+        "偏差方向未知：KTH-SP2 日志看作从不停机的集群重放时，等待低于记录（平均 0.44 倍；加上停机与周期调度后 0.62 倍）；按 KTH 公布的分时段规则重放，9 月至 1 月与记录相差不大（1.03 倍），2 月至 6 月偏高（1.32 倍）；用日志前一段得出的场景预测后一段，平均等待为记录的 1.7 倍（见 docs/LIMITS.md）。给出等待时间前，请先用本校集群的日志或实测等待对比（burstsim validate --trace、burstsim fit、burstsim calibrate）。";
     // Sweep axis titles (src/plot/sweep_charts.rs, `axis_label`), the target line and
     // the policy map.
     AxisThreshold => "Overflow threshold (h)", "溢出阈值（小时）";
@@ -296,7 +296,7 @@ labels! {
         "条形：各输入从低值（浅色）经场景设定值（圆点）到高值（深色）时的配对差；横线：95%置信区间；每个水平{}次重复，相同随机种子。";
     SensHeading => "Sensitivity band", "敏感性区间";
     SensIntro => "Paired differences against '{}' at the low, central and high value of each uncertain input, one input at a time, {} replications per level on the same simulated years. Recommended: the cheapest policy whose 95% CI meets {} (Bonferroni over the policies).",
-        "每次只改变一个不确定输入，取其低值、中间值与高值，给出各策略与“{}”的配对差；每个水平{}次重复，使用相同的模拟年份。推荐策略：95%置信区间满足{}的策略中成本最低者（按策略数做 Bonferroni 校正）。";
+        "每次只改变一个不确定输入，取其低值、中间值与高值，给出各策略与“{}”的配对差；每个水平{}次重复，使用相同的模拟年份。推荐策略：95%置信区间满足目标（{}）的策略中成本最低者（按策略数做 Bonferroni 校正）。";
     SensNoFlip => "The recommendation does not flip: '{}' at every level of every input.", "推荐结论不变：每个输入的各个水平下均为“{}”。";
     SensFlip => "The recommendation flips (at the scenario's values: '{}'): {}.", "推荐结论会改变（场景设定值下为“{}”）：{}。";
     SensFlipItem => "{}: '{}' at low, '{}' at high", "{}：低值时为“{}”，高值时为“{}”";
@@ -365,6 +365,35 @@ labels! {
         "敏感性区间：未计算（--no-sensitivity、[sensitivity] enabled = false，或运行未完成）";
     DecMore => "Full tables (summary, by class, risk, band): --verbose, report.html and the CSV files",
         "完整表格（汇总、按作业类型、未达标年份、敏感性区间）：加 --verbose，或见 report.html 与 CSV 文件";
+    // Warnings (src/output/warnings.rs), as `run.toml` keeps them in English: the Chinese
+    // report finds the template a line was written from and shows its Chinese
+    // (`output::warnings::in_lang`). Each English template is exactly the warning's text.
+    WarnFewReplications => "only {} replication(s): confidence intervals need at least 5 to mean much; use --replications 20 or more",
+        "只有 {} 次重复：置信区间至少需要 5 次重复才有意义；请用 --replications 20 或更多";
+    WarnUnstableWindows => "policy '{}': the campus is unstable in {} of {} replications although the mean offered load is only {}: the recurring reservations and time-of-day limits (campus.reservations, campus.time_limits), not the load, hold the queue (jobs start only where their walltime requests fit between the windows, and GPUs idle before each window); shorten or move the windows, ask for shorter walltimes, or read the waits as 'unbounded'",
+        "策略“{}”：有 {} 次重复（共 {} 次）校内集群不稳定，尽管平均负载只有 {}：压住队列的是周期性预留和分时段限制（campus.reservations、campus.time_limits），而不是负载（作业只能在其申请时长放得进两个时间窗口之间时开始，每个窗口前GPU会空闲）；请缩短或移动时间窗口、申请更短的运行时限，或把等待时间看作“无上界”";
+    WarnUnstable => "policy '{}': the campus is unstable in {} of {} replications (mean offered load {}; at ≥ 1 or with a backlog still growing at the horizon the queue has no steady state, so its averages depend on the horizon); lower the background load or season multipliers, add GPUs, or read the waits as 'unbounded'",
+        "策略“{}”：有 {} 次重复（共 {} 次）校内集群不稳定（平均负载 {}；负载 ≥ 1 或统计期末积压仍在增长时，队列没有稳态，各平均值取决于统计期的长短）；请降低其他课题组的负载或季节倍数、增加GPU，或把等待时间看作“无上界”";
+    WarnTargetNotReached => "stopped at the maximum of {} replications before every watched CI met its --ci-target: {}; raise simulation.max_replications or widen the target",
+        "已达到最多 {} 次重复，仍有置信区间未达到 --ci-target：{}；请增大 simulation.max_replications 或放宽目标";
+    WarnInterrupted => "interrupted: only {} of {} replications finished; the files cover those ({} independent replications are still valid, with wider intervals); run again for all",
+        "运行被中断：只完成了 {} 次重复（计划 {} 次）；文件只包含这些重复（这 {} 次独立重复仍然有效，只是区间更宽）；重新运行可得到全部结果";
+    WarnInterruptedSequential => "interrupted after {} replications, before sequential stopping reached its CI targets (it would have stopped by itself, at {} at most); the files cover those {} (still valid, with wider intervals); run again to finish",
+        "完成 {} 次重复后运行被中断，此时序贯停止尚未达到其置信区间目标（它本会自行停止，最多 {} 次）；文件只包含这 {} 次重复（仍然有效，只是区间更宽）；重新运行以完成";
+    WarnNoGroupJobs => "no job of the group arrived after the warm-up in any replication: the group's waits and costs are empty; the campus figures (offered load, utilisation) still hold. Add [[workload.classes]] (or mark the group's jobs in a trace with background.trace.group_user or group_account) to compare policies",
+        "所有重复中预热期后都没有本组作业到达：本组的等待时间与成本为空；校内集群的数字（负载、利用率）仍然有效。请添加 [[workload.classes]]（或在日志中用 background.trace.group_user 或 group_account 标出本组作业）后再比较策略";
+    WarnFewJobs => "policy '{}': only {} group jobs per replication on average; p95 and p99 waits rest on very few jobs",
+        "策略“{}”：每次重复平均只有 {} 个本组作业；p95 与 p99 等待时间所依据的作业很少";
+    WarnSharesFarFromUse => "account '{}' holds {}% of the fair-share shares but is expected to bring {}% of the load (more than {}× apart): fair-share will favour or hold back its jobs all year; if that is not what the campus does, set its fairshare near its use (run.toml lists every account's shares and expected use)",
+        "账户“{}”占公平份额的 {}%，预期负载却占 {}%（相差超过 {} 倍）：公平份额机制全年都会优待或压后其作业；若校内集群实际并非如此，请把其 fairshare 设为接近其用量（run.toml 列出了每个账户的份额与预期用量）";
+    WarnSaturatedSeason => "{} brings the campus to an offered load of {} (≥ {}) and no account's users give up (no patience_hours): the queue grows for as long as the season lasts, so waits depend on the season's length more than on the policy; give the accounts patience (docs/SCENARIOS.md) or check the season's multiplier against what the campus reports",
+        "{} 期间校内集群负载达到 {}（≥ {}），且没有账户的用户会放弃排队（未设 patience_hours）：整个时期队列都在增长，等待时间更多取决于该时期的长短而不是策略；请为账户设定耐心时长（见 docs/SCENARIOS.md），或按校内集群的实际数据核对该时期的倍数";
+    WarnLimitAboveCampus => "account '{}': gpu_limit = {} is more than the campus's {} GPUs, so it never binds; a limit sized for another campus? Set it to what this campus allows (Slurm's GrpTRES=gres/gpu)",
+        "账户“{}”：gpu_limit = {} 超过校内集群的 {} 块GPU，因此从不起作用；是按别的集群设定的上限吗？请设为本校集群允许的值（Slurm 的 GrpTRES=gres/gpu）";
+    WarnBalkingSized => "account '{}': balk_gpu_hours_ahead = {} is {} hours of this campus's {} GPUs (more than {} h, a week of the whole campus), so it deters almost nobody; sized for a larger campus? The default's 18432 is two days of 384 GPUs: scale it by the GPUs (2 days of {} GPUs is {})",
+        "账户“{}”：balk_gpu_hours_ahead = {} 相当于本校集群 {} 小时的全部 {} 块GPU（超过 {} 小时，即整个集群一周），几乎不会让人放弃提交；是按更大的集群设定的吗？默认值 18432 是 384 块GPU的两天：请按GPU数缩放（{} 块GPU的两天为 {}）";
+    WarnStaleCalibration => "the '# Calibrated by `burstsim calibrate`' header on top of the scenario no longer describes it: its values changed since the calibration (fingerprint {} in the header, {} now), so the fitted values and observations it lists may not hold; run `burstsim calibrate` again, or delete the header",
+        "场景文件顶部的“# Calibrated by `burstsim calibrate`”注释已与场景不符：校准后其取值有改动（注释中的指纹为 {}，现在为 {}），其中列出的拟合值与观测可能不再成立；请重新运行 `burstsim calibrate`，或删除该注释";
     // Cost labels when the totals are for one calendar year (see `L::per_window`).
     TotalCostAxisYear => "Total cost (CNY/year)", "年度总成本（元/年）";
     CostAxisYear => "Mean cost (CNY/year)", "年均成本（元/年）";
@@ -400,14 +429,42 @@ pub fn fill(template: &str, args: &[&str]) -> String {
     out
 }
 
+/// The arguments `text` fills into `template` (the inverse of [`fill`]): `None` when the
+/// text was not written from the template. Each placeholder takes the shortest non-empty
+/// text before the literal that follows it; a template with two placeholders side by side
+/// matches nothing.
+pub fn unfill<'a>(template: &str, text: &'a str) -> Option<Vec<&'a str>> {
+    let lits: Vec<&str> = template.split("{}").collect();
+    let mut rest = text.strip_prefix(lits[0])?;
+    let mut args = Vec::with_capacity(lits.len() - 1);
+    for (i, lit) in lits.iter().enumerate().skip(1) {
+        let end = if i == lits.len() - 1 {
+            rest.strip_suffix(lit).map(str::len)?
+        } else if lit.is_empty() {
+            return None;
+        } else {
+            // The first occurrence after at least one character.
+            let from = rest.chars().next()?.len_utf8();
+            from + rest[from..].find(lit)?
+        };
+        if end == 0 {
+            return None;
+        }
+        args.push(&rest[..end]);
+        rest = &rest[end + lit.len()..];
+    }
+    rest.is_empty().then_some(args)
+}
+
 /// Chinese names of the scenario's field names (a unit suffix such as `_hours` removed),
 /// for a key that has no label of its own: the report's parameter tables and the axis
 /// title of a swept key (`campus.nodes` → 节点数).
-pub const FIELDS_ZH: [(&str, &str); 59] = [
+pub const FIELDS_ZH: [(&str, &str); 62] = [
     ("baseline_policy", "基准策略"),
     ("horizon", "统计期"),
     ("replications", "重复次数"),
     ("max_replications", "最多重复次数"),
+    ("ci_target_paired", "配对差置信区间的目标宽度"),
     ("seed", "随机种子"),
     ("start_date", "开始日期"),
     ("warmup", "预热期"),
@@ -454,6 +511,8 @@ pub const FIELDS_ZH: [(&str, &str); 59] = [
     ("sd", "标准差"),
     ("min", "最小值"),
     ("max", "最大值"),
+    ("low", "下限"),
+    ("high", "上限"),
     ("shape", "形状参数"),
     ("scale", "尺度参数"),
     // A distribution's kinds.
@@ -467,6 +526,40 @@ pub const FIELDS_ZH: [(&str, &str); 59] = [
     ("normal", "正态分布"),
 ];
 
+/// Chinese words for the values a scenario key takes from a fixed set (`placement =
+/// "nodes"`, a policy's `kind`), as `(key, value, 中文)`: the report's parameter tables show
+/// them in words; a value not listed here is shown as written.
+pub const VALUES_ZH: [(&str, &str, &str); 21] = [
+    ("placement", "pool", "资源池（不分节点）"),
+    ("placement", "nodes", "按节点放置"),
+    ("priority", "fifo", "先来先服务"),
+    ("priority", "multifactor", "多因素优先级"),
+    ("scheduler", "fcfs", "FCFS（严格先来先服务）"),
+    ("scheduler", "easy-backfill", "EASY 回填"),
+    ("season_overlap", "max", "取最大倍数"),
+    ("season_overlap", "product", "倍数相乘"),
+    ("billing", "hourly", "按小时"),
+    ("billing", "monthly", "包月"),
+    ("granularity", "second", "按秒"),
+    ("granularity", "minute", "按分钟"),
+    ("granularity", "hour", "按小时"),
+    ("kind", "campus-only", "只用校内集群"),
+    ("kind", "cloud-only", "只用云端"),
+    ("kind", "overflow-predicted", "预计等待超过阈值则上云"),
+    ("kind", "overflow-timeout", "排队超时则上云"),
+    ("kind", "reserved-first", "包月优先"),
+    ("kind", "by-size", "按作业规模分流"),
+    ("kind", "deadline-aware", "按截止时间上云"),
+    ("kind", "guide-hybrid", "指南方案：先调试再迁移"),
+];
+
+/// The Chinese words of `value` written for the key `key` (its last part), if
+/// [`VALUES_ZH`] has them.
+pub fn value_zh(key: &str, value: &str) -> Option<&'static str> {
+    let leaf = key.rsplit('.').next().unwrap_or(key);
+    VALUES_ZH.iter().find(|(k, v, _)| *k == leaf && *v == value).map(|(_, _, zh)| *zh)
+}
+
 /// The Chinese name of a field (see [`FIELDS_ZH`]).
 pub fn field_zh(field: &str) -> Option<&'static str> {
     FIELDS_ZH.iter().find(|(f, _)| *f == field).map(|(_, zh)| *zh)
@@ -476,6 +569,7 @@ pub fn field_zh(field: &str) -> Option<&'static str> {
 pub fn zh_characters() -> Vec<char> {
     let mut v: Vec<char> = L::ALL.iter().flat_map(|l| l.get(Lang::Zh).chars()).collect();
     v.extend(FIELDS_ZH.iter().flat_map(|(_, zh)| zh.chars()));
+    v.extend(VALUES_ZH.iter().flat_map(|(_, _, zh)| zh.chars()));
     v.sort_unstable();
     v.dedup();
     v
@@ -499,6 +593,18 @@ mod tests {
             assert!(!en.is_empty() && !zh.is_empty(), "{l:?}");
             assert_eq!(en.matches("{}").count(), zh.matches("{}").count(), "{l:?}");
         }
+    }
+
+    #[test]
+    fn unfill_recovers_what_fill_put_in() {
+        let t = "only {} of {} finished; run {} again";
+        let text = fill(t, &["3", "10", "'x y'"]);
+        assert_eq!(unfill(t, &text), Some(vec!["3", "10", "'x y'"]));
+        assert_eq!(unfill(t, "only 3 of 10 finished"), None);
+        assert_eq!(unfill("{} ends", "x ends"), Some(vec!["x"]));
+        assert_eq!(unfill("no placeholder", "no placeholder"), Some(vec![]));
+        assert_eq!(unfill("no placeholder", "no placeholder here"), None);
+        assert_eq!(unfill("a {}{} b", "a xy b"), None);
     }
 
     #[test]

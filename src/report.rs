@@ -174,7 +174,7 @@ fn run_blocks(r: &RunFolder, n_charts: usize, lang: Lang, annual: bool, title: &
     )));
     if !r.header.warnings.is_empty() {
         b.push(Block::Heading(t(L::WarningsHeading)));
-        b.push(Block::List(r.header.warnings.clone()));
+        b.push(Block::List(r.header.warnings.iter().map(|w| crate::output::warnings::in_lang(w, lang)).collect()));
     }
     // The report leads with the paired differences (what each policy costs and saves against
     // the baseline on the same simulated years): that is the answer; absolute figures follow.

@@ -21,6 +21,7 @@
 //! class of the group (`classes.csv`) instead of the whole group. The class metrics that
 //! can be bounded are those in [`CLASS_METRICS`].
 
+use crate::i18n::Lang;
 use crate::metric::Metric;
 
 /// The metrics a class target can bound (they are class metrics as well as headline ones).
@@ -55,6 +56,42 @@ pub struct Target {
     pub cmp: Cmp,
     /// Bound.
     pub value: f64,
+}
+
+impl Target {
+    /// The target as a reader's text in `lang`: as written (`main-training:wait_p95_h ≤
+    /// 48`, [`Display`](std::fmt::Display)) in English, in words in Chinese ("主训练的第95百分位等待 ≤
+    /// 48 小时", the class named by `class`), so Chinese text carries no metric or class
+    /// ids; a metric without a Chinese word keeps its id.
+    pub fn in_words(&self, lang: Lang, class: &dyn Fn(&str) -> String) -> String {
+        if lang != Lang::Zh {
+            return self.to_string();
+        }
+        let word = match self.metric {
+            Metric::WaitMean => "平均等待",
+            Metric::WaitP50 => "等待中位数",
+            Metric::WaitP95 => "第95百分位等待",
+            Metric::WaitP99 => "第99百分位等待",
+            Metric::TurnaroundMean => "平均周转时间",
+            Metric::DeadlineMissRate => "截止期错过率",
+            Metric::CloudJobShare => "云端作业占比",
+            Metric::JobsCompleted => "完成作业数",
+            Metric::TotalCost => "年度总成本",
+            _ => return self.to_string(),
+        };
+        let whose = match &self.class {
+            Some(c) => format!("{}的", class(c)),
+            None => "本组全部作业的".to_string(),
+        };
+        let op = if self.cmp == Cmp::AtMost { "≤" } else { "≥" };
+        let unit = match self.metric.unit() {
+            "h" => " 小时",
+            "CNY" => " 元",
+            "jobs" => " 个",
+            _ => "",
+        };
+        format!("{whose}{word} {op} {}{unit}", bound_text(self.metric, self.value))
+    }
 }
 
 impl std::fmt::Display for Target {

@@ -257,6 +257,42 @@ impl fmt::Display for Warning {
     }
 }
 
+/// The templates of [`crate::i18n::L`] that warnings are written from, for [`in_lang`].
+/// `NeverStart`, `IgnoredByModel` and `SeasonWindowWidened` put English phrases of their
+/// own into the text (a window, a reason, `week`) and have none yet.
+const TEMPLATES: [crate::i18n::L; 13] = {
+    use crate::i18n::L;
+    [
+        L::WarnFewReplications,
+        L::WarnUnstableWindows,
+        L::WarnUnstable,
+        L::WarnTargetNotReached,
+        L::WarnInterrupted,
+        L::WarnInterruptedSequential,
+        L::WarnNoGroupJobs,
+        L::WarnFewJobs,
+        L::WarnSharesFarFromUse,
+        L::WarnSaturatedSeason,
+        L::WarnLimitAboveCampus,
+        L::WarnBalkingSized,
+        L::WarnStaleCalibration,
+    ]
+};
+
+/// A warning's text as `run.toml` keeps it (English, as [`Warning`]'s `Display` writes
+/// it) in `lang`: the template it was written from, filled with the same values, in
+/// that language. A text no template matches (or `Lang::En`) comes back unchanged.
+pub fn in_lang(text: &str, lang: crate::i18n::Lang) -> String {
+    use crate::i18n::{Lang, fill, unfill};
+    if lang == Lang::En {
+        return text.to_string();
+    }
+    TEMPLATES
+        .iter()
+        .find_map(|l| unfill(l.get(Lang::En), text).map(|args| fill(l.get(lang), &args)))
+        .unwrap_or_else(|| text.to_string())
+}
+
 /// The warnings a finished experiment deserves.
 pub fn collect(
     scenario: &crate::scenario::Scenario,
@@ -478,6 +514,35 @@ mod tests {
             w.iter().any(|w| matches!(w, Warning::SharesFarFromUse { account, .. } if account == "group")),
             "{w:?}"
         );
+    }
+
+    #[test]
+    fn every_templated_warning_reads_in_chinese_and_the_rest_stays_as_written() {
+        use crate::i18n::Lang;
+        let all = [
+            Warning::FewReplications { replications: 3 },
+            Warning::Unstable { policy: "p".into(), replications: 2, of: 5, offered_load: 0.81, windows: true },
+            Warning::Unstable { policy: "p".into(), replications: 2, of: 5, offered_load: 1.2, windows: false },
+            Warning::TargetNotReached { worst: "wait_mean_h ± 0.4".into(), replications: 40 },
+            Warning::Interrupted { done: 7, planned: 20, sequential: false },
+            Warning::Interrupted { done: 32, planned: 1000, sequential: true },
+            Warning::NoGroupJobs,
+            Warning::FewJobs { policy: "p".into(), jobs: 42.0 },
+            Warning::SharesFarFromUse { account: "a".into(), share_of_shares: 0.5, share_of_use: 0.06 },
+            Warning::SaturatedSeason { season: "crunch".into(), load: 1.02 },
+            Warning::LimitAboveCampus { account: "a".into(), limit: 512, gpus: 64 },
+            Warning::BalkingSizedForAnotherCampus { account: "a".into(), gpu_hours: 18432.0, gpus: 64 },
+            Warning::StaleCalibrationHeader { written: "ab12".into(), now: "cd34".into() },
+        ];
+        for w in &all {
+            let en = w.to_string();
+            let zh = in_lang(&en, Lang::Zh);
+            assert_ne!(zh, en, "no Chinese template matches: {en}");
+            assert_eq!(in_lang(&en, Lang::En), en);
+        }
+        assert!(in_lang(&all[0].to_string(), Lang::Zh).starts_with("只有 3 次重复"));
+        let ignored = Warning::IgnoredByModel { key: "campus.x", why: "the pool has none" }.to_string();
+        assert_eq!(in_lang(&ignored, Lang::Zh), ignored);
     }
 
     #[test]

@@ -53,6 +53,15 @@ pub fn human_in(v: &toml::Value, lang: Lang) -> String {
     }
 }
 
+/// As [`human_in`], for the value of `key`: in Chinese a value from a fixed set (`placement
+/// = "nodes"`, a policy's `kind`) in words ([`crate::i18n::value_zh`]).
+fn value_in(key: &str, v: &toml::Value, lang: Lang) -> String {
+    match (lang, v.as_str().and_then(|s| crate::i18n::value_zh(key, s))) {
+        (Lang::Zh, Some(zh)) => zh.to_string(),
+        _ => human_in(v, lang),
+    }
+}
+
 fn is_table_list(v: &toml::Value) -> bool {
     matches!(v, toml::Value::Array(a) if a.first().is_some_and(|x| x.is_table()))
 }
@@ -69,7 +78,7 @@ pub fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
         for (k, v) in t {
             if !matches!(v, toml::Value::Table(_)) && !is_table_list(v) {
                 let key = format!("{section}.{k}");
-                scalars.push(vec![axis_label(&key, None, lang), human_in(v, lang), key]);
+                scalars.push(vec![axis_label(&key, None, lang), value_in(&key, v, lang), key]);
             }
         }
     }
@@ -114,7 +123,7 @@ pub fn parameter_blocks(table: &toml::Table, lang: Lang) -> Vec<Block> {
             continue;
         }
         let cell =
-            |k: &str, v: &toml::Value| if k == "requests" { requests_in_words(v, lang) } else { human_in(v, lang) };
+            |k: &str, v: &toml::Value| if k == "requests" { requests_in_words(v, lang) } else { value_in(k, v, lang) };
         let rows = items
             .iter()
             .map(|it| used.iter().map(|k| it.get(k).map(|v| cell(k, v)).unwrap_or_default()).collect())

@@ -17,7 +17,15 @@ pub fn blocks(r: &RunFolder, lang: Lang) -> Vec<Block> {
     let policy = |id: &str| if id == NONE { t(L::SensNone) } else { r.names.policies.get(id, lang) };
     let outcome = BandVerdict::from_rows(rows);
     let mut b = vec![Block::Heading(t(L::SensHeading))];
-    let targets = first.targets.replace(';', ", ");
+    // The targets as the CSV keeps them (`wait_p95_h<=24;main-training:wait_p95_h<=48`),
+    // in words in Chinese.
+    let targets = if lang == Lang::Zh {
+        let class = |c: &str| r.names.classes.get(c, lang);
+        let words = |t: &str| crate::target::parse_target(t.trim()).map_or(t.to_string(), |t| t.in_words(lang, &class));
+        first.targets.split(';').map(words).collect::<Vec<_>>().join("，")
+    } else {
+        first.targets.replace(';', ", ")
+    };
     b.push(Block::Para(fill(
         L::SensIntro.get(lang),
         &[&policy(&first.baseline), &first.replications.to_string(), &targets],

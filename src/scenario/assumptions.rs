@@ -151,7 +151,7 @@ impl Assumptions {
             (false, _) => v.join(", "),
         };
         if zh {
-            format!("排队放弃（patience）：{}；不提交（balking）：{}", list(&p, true), list(&b, true))
+            format!("会放弃排队的账户：{}；队列过长时不提交作业的账户：{}", list(&p, true), list(&b, true))
         } else {
             format!("patience (queued jobs give up): {}; balking (not submitted): {}", list(&p, false), list(&b, false))
         }

@@ -128,37 +128,9 @@ fn paired_line(input: &DecisionInput<'_>, policy: &str, other: &str, lang: Lang)
     )
 }
 
-/// A target as the decision states it: as written (`main-training:wait_p95_h ≤ 48`) in
-/// English, in words in Chinese ("主训练的第95百分位等待 ≤ 48 小时"), so the Chinese
-/// decision carries no metric or class ids; a metric without a Chinese word keeps its id.
+/// A target as the decision states it ([`Target::in_words`], classes by their display names).
 fn target_text(scenario: &Scenario, t: &Target, lang: Lang) -> String {
-    if lang != Lang::Zh {
-        return t.to_string();
-    }
-    let word = match t.metric {
-        Metric::WaitMean => "平均等待",
-        Metric::WaitP50 => "等待中位数",
-        Metric::WaitP95 => "第95百分位等待",
-        Metric::WaitP99 => "第99百分位等待",
-        Metric::TurnaroundMean => "平均周转时间",
-        Metric::DeadlineMissRate => "截止期错过率",
-        Metric::CloudJobShare => "云端作业占比",
-        Metric::JobsCompleted => "完成作业数",
-        Metric::TotalCost => "年度总成本",
-        _ => return t.to_string(),
-    };
-    let whose = match &t.class {
-        Some(c) => format!("{}的", scenario.names.classes.get(c, lang)),
-        None => "本组全部作业的".to_string(),
-    };
-    let op = if t.cmp == Cmp::AtMost { "≤" } else { "≥" };
-    let unit = match t.metric.unit() {
-        "h" => " 小时",
-        "CNY" => " 元",
-        "jobs" => " 个",
-        _ => "",
-    };
-    format!("{whose}{word} {op} {}{unit}", crate::target::bound_text(t.metric, t.value))
+    t.in_words(lang, &|c| scenario.names.classes.get(c, lang))
 }
 
 /// The decision's text, each line ending in a newline.

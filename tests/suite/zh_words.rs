@@ -28,16 +28,42 @@ use std::process::Command;
 /// units and file formats (GPU, CSV, GB), the product and the scheduler it models (burstsim,
 /// Slurm and its commands, plugin and limit names, which Chinese HPC guides quote as Slurm
 /// writes them), the two scheduler disciplines by their acronyms (FCFS, EASY backfill), the
-/// time zone, the statistical methods named after people (Bonferroni, Student's t: Chinese
+/// time zone and Unix time, the statistical methods named after people (Bonferroni, Student's t: Chinese
 /// textbooks write the names in Latin letters), and the public log the methods section
 /// cites by its archive name (KTH-SP2).
 const TERMS: &[&str] = &[
     // Units, formats and acronyms.
-    "GPU", "CPU", "CSV", "PNG", "SVG", "HTML", "TOML", "JSON", "CI", "GB", "MB", "CNY", "UTC", "SLA", "ID",
+    "GPU",
+    "CPU",
+    "CSV",
+    "PNG",
+    "SVG",
+    "HTML",
+    "TOML",
+    "JSON",
+    "CI",
+    "GB",
+    "MB",
+    "CNY",
+    "UTC",
+    "Unix",
+    "SLA",
+    "ID",
     // The product, the scheduler and its own names.
-    "burstsim", "Slurm", "EASY", "FCFS", "squeue", "sinfo", "sacct", "cons_tres", "GrpTRES",
+    "burstsim",
+    "Slurm",
+    "EASY",
+    "FCFS",
+    "squeue",
+    "sinfo",
+    "sacct",
+    "cons_tres",
+    "GrpTRES",
     // Methods named after people, and the cited public log.
-    "Bonferroni", "Student", "KTH-SP2", "KTH",
+    "Bonferroni",
+    "Student",
+    "KTH-SP2",
+    "KTH",
 ];
 
 /// Whether `s` has a run of two or more ASCII letters (a word, not `p95` or `24G`).
@@ -130,9 +156,10 @@ impl Allowed {
                         if k.contains('_') {
                             a.words.insert(k.clone());
                         }
-                        if let (Some(s), true) =
-                            (v.as_str(), ["name", "gpu_type", "account", "label_zh", "description_zh"].contains(&k.as_str()))
-                        {
+                        if let (Some(s), true) = (
+                            v.as_str(),
+                            ["name", "gpu_type", "account", "label_zh", "description_zh"].contains(&k.as_str()),
+                        ) {
                             a.name(s);
                         }
                         walk(a, &p, v);
@@ -167,8 +194,7 @@ impl Allowed {
     fn is_file(&self, t: &str) -> bool {
         let t = t.trim_end_matches('/');
         (t.contains('/') || t.contains('.'))
-            && (Path::new(t).is_absolute() && Path::new(t).exists()
-                || self.folders.iter().any(|f| f.join(t).exists()))
+            && (Path::new(t).is_absolute() && Path::new(t).exists() || self.folders.iter().any(|f| f.join(t).exists()))
     }
 
     fn allows(&self, t: &str, previous: Option<&str>) -> bool {
@@ -254,8 +280,25 @@ fn advise_in_chinese_has_no_english_words_but_the_users_names() {
     let n = fix.join("sinfo.txt");
     let (q, n) = (q.to_str().unwrap(), n.to_str().unwrap());
     let args = [
-        "advise", "--squeue", q, "--sinfo", n, "--gpus", "4", "--walltime", "1-00:00:00", "--runtime", "10h", "-n",
-        "8", "--partition", "gpu", "--deadline", "36h", "--lang", "zh",
+        "advise",
+        "--squeue",
+        q,
+        "--sinfo",
+        n,
+        "--gpus",
+        "4",
+        "--walltime",
+        "1-00:00:00",
+        "--runtime",
+        "10h",
+        "-n",
+        "8",
+        "--partition",
+        "gpu",
+        "--deadline",
+        "36h",
+        "--lang",
+        "zh",
     ];
     let text = String::from_utf8(burstsim(&args).stdout).unwrap();
     assert!(text.contains("警告") && text.contains("1002") && text.contains("1003"), "the warnings show: {text}");
